@@ -1,0 +1,28 @@
+# Two entry points for a fresh machine: `make demo` (install + main job) and `make test` (install + full test suite).
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test test-fast bench clean
+
+$(STAMP): pyproject.toml constraints-cpu.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -c constraints-cpu.txt torch==2.13.0
+	$(BIN)/pip install --quiet -c constraints-cpu.txt -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python scripts/demo.py
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -n 2 --timeout 900
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -n 2 -m "not slow"
+
+clean:
+	rm -rf $(VENV) outputs multirun .pytest_cache

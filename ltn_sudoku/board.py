@@ -1,0 +1,357 @@
+"""The board model: an immutable Sudoku grid of side n = k*k, its geometry and its conflicts.
+
+Cells are numbered row-major, 0 .. n*n-1. Digits are 1 .. n; 0 is an empty cell.
+Units are numbered 0 .. 3n-1: rows first (0 .. n-1), then columns (n .. 2n-1), then boxes (2n .. 3n-1),
+boxes numbered row-major. Everything user-facing is 1-based (r1c1 notation); everything internal is 0-based.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from typing import Iterable, Iterator, Sequence
+
+import numpy as np
+
+SUPPORTED_SIZES: tuple[int, ...] = tuple(k * k for k in range(2, 10))  # 4, 9, 16, ..., 81
+UNIT_KINDS: tuple[str, str, str] = ("row", "col", "box")
+
+
+class BoardError(ValueError):
+    """A board that cannot exist: wrong size, digit out of range, bad shape."""
+
+
+def box_side(n: int) -> int:
+    """k for a board of side n = k*k; raises BoardError for an unsupported side."""
+    k = math.isqrt(n)
+    if n not in SUPPORTED_SIZES or k * k != n:
+        raise BoardError(f"unsupported board side {n}: expected one of {', '.join(map(str, SUPPORTED_SIZES))}")
+    return k
+
+
+def side_for_cell_count(count: int) -> int:
+    """n for a board of `count` cells; raises BoardError when count is not n*n for a supported n."""
+    n = math.isqrt(count)
+    if n * n != count or n not in SUPPORTED_SIZES:
+        sizes = ", ".join(f"{s * s} ({s}x{s})" for s in SUPPORTED_SIZES)
+        raise BoardError(f"{count} cells is not a supported board: expected one of {sizes}")
+    return n
+
+
+class Geometry:
+    """Units, peers and coordinates of every cell for one board side; shared by all boards of that side."""
+
+    def __init__(self, n: int) -> None:
+        self.k = box_side(n)
+        self.n = n
+        self.cell_count = n * n
+        k = self.k
+        cells = range(self.cell_count)
+        self.row: tuple[int, ...] = tuple(c // n for c in cells)
+        self.col: tuple[int, ...] = tuple(c % n for c in cells)
+        self.box: tuple[int, ...] = tuple((c // n) // k * k + (c % n) // k for c in cells)
+        rows = [tuple(r * n + c for c in range(n)) for r in range(n)]
+        cols = [tuple(r * n + c for r in range(n)) for c in range(n)]
+        boxes = [
+            tuple((b // k * k + i // k) * n + (b % k * k + i % k) for i in range(n)) for b in range(n)
+        ]
+        self.units: tuple[tuple[int, ...], ...] = tuple(rows + cols + boxes)
+        self.units_of_cell: tuple[tuple[int, int, int], ...] = tuple(
+            (self.row[c], n + self.col[c], 2 * n + self.box[c]) for c in cells
+        )
+        self.peers: tuple[tuple[int, ...], ...] = tuple(
+            tuple(sorted({p for u in self.units_of_cell[c] for p in self.units[u]} - {c})) for c in cells
+        )
+
+    def unit_kind(self, unit: int) -> str:
+        """'row', 'col' or 'box'."""
+        return UNIT_KINDS[unit // self.n]
+
+    def unit_name(self, unit: int) -> str:
+        """Human name, 1-based: 'r3', 'c5', 'b7'."""
+        return f"{'rcb'[unit // self.n]}{unit % self.n + 1}"
+
+    def cell_name(self, cell: int) -> str:
+        """r1c1 notation, 1-based."""
+        return f"r{self.row[cell] + 1}c{self.col[cell] + 1}"
+
+    def cells_name(self, cells: Iterable[int]) -> str:
+        """Comma-separated r1c1 names."""
+        return ",".join(self.cell_name(c) for c in cells)
+
+    def sees(self, a: int, b: int) -> bool:
+        """True if two distinct cells share a unit."""
+        return a != b and (self.row[a] == self.row[b] or self.col[a] == self.col[b] or self.box[a] == self.box[b])
+
+    @cached_property
+    def unit_bits(self) -> tuple[int, ...]:
+        """Per unit, a Python int with bit c set for each of its cells (fast set algebra over cells)."""
+        return tuple(sum(1 << c for c in cells) for cells in self.units)
+
+    @cached_property
+    def peer_bits(self) -> tuple[int, ...]:
+        """Per cell, a Python int with bit p set for each peer p."""
+        return tuple(sum(1 << p for p in ps) for ps in self.peers)
+
+    @cached_property
+    def peer_matrix(self) -> np.ndarray:
+        """(n*n, n*n) bool matrix of the peer relation (used by the LTN groundings and vectorised checks)."""
+        m = np.zeros((self.cell_count, self.cell_count), dtype=bool)
+        for c, ps in enumerate(self.peers):
+            m[c, list(ps)] = True
+        return m
+
+    @cached_property
+    def unit_matrix(self) -> np.ndarray:
+        """(3n, n*n) bool matrix: unit u contains cell c."""
+        m = np.zeros((3 * self.n, self.cell_count), dtype=bool)
+        for u, cs in enumerate(self.units):
+            m[u, list(cs)] = True
+        return m
+
+
+def iter_bits(x: int) -> Iterator[int]:
+    """Indices of the set bits of x, lowest first (cells of a cell-set int, or digit-1 of a candidate mask)."""
+    while x:
+        low = x & -x
+        yield low.bit_length() - 1
+        x ^= low
+
+
+@lru_cache(maxsize=None)
+def geometry(n: int) -> Geometry:
+    """The shared Geometry for side n."""
+    return Geometry(n)
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """One digit repeated in one unit: the cells that hold it there."""
+
+    unit: int
+    digit: int
+    cells: tuple[int, ...]
+    n: int
+
+    @property
+    def unit_kind(self) -> str:
+        return geometry(self.n).unit_kind(self.unit)
+
+    @property
+    def unit_index(self) -> int:
+        """0-based index of the row, column or box."""
+        return self.unit % self.n
+
+    def describe(self) -> str:
+        g = geometry(self.n)
+        return f"digit {self.digit} appears {len(self.cells)} times in {g.unit_kind(self.unit)} {self.unit_index + 1}: {g.cells_name(self.cells)}"
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-ready, 0-based."""
+        g = geometry(self.n)
+        return {
+            "unit": g.unit_kind(self.unit),
+            "index": self.unit_index,
+            "digit": self.digit,
+            "cells": [[g.row[c], g.col[c]] for c in self.cells],
+        }
+
+
+class Board:
+    """An immutable n x n Sudoku grid (n = k*k, 4 <= n <= 81); 0 marks an empty cell."""
+
+    __slots__ = ("n", "values")
+
+    def __init__(self, values: Sequence[int], n: int | None = None) -> None:
+        vals = tuple(int(v) for v in values)
+        side = side_for_cell_count(len(vals)) if n is None else n
+        box_side(side)
+        if len(vals) != side * side:
+            raise BoardError(f"a {side}x{side} board needs {side * side} cells, got {len(vals)}")
+        for i, v in enumerate(vals):
+            if not 0 <= v <= side:
+                raise BoardError(
+                    f"cell r{i // side + 1}c{i % side + 1} holds {v}: expected 0 (empty) or a digit 1..{side}"
+                )
+        object.__setattr__(self, "n", side)
+        object.__setattr__(self, "values", vals)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Board is immutable")
+
+    # ---- construction -------------------------------------------------------------------------------------------
+    @classmethod
+    def from_string(cls, text: str) -> Board:
+        """Parse one board in any single-board text format (line string, rows, grid CSV, 2-digit string)."""
+        from ltn_sudoku.io import parse_board_text
+
+        return parse_board_text(text)
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[Sequence[int]]) -> Board:
+        n = len(rows)
+        if any(len(r) != n for r in rows):
+            raise BoardError(f"rows must all have {n} cells")
+        return cls([v for r in rows for v in r], n)
+
+    @classmethod
+    def empty(cls, n: int) -> Board:
+        return cls([0] * (n * n), n)
+
+    @classmethod
+    def from_array(cls, array: np.ndarray) -> Board:
+        """From a flat (n*n,) or square (n, n) integer array."""
+        return cls(np.asarray(array).reshape(-1).tolist())
+
+    # ---- views ----------------------------------------------------------------------------------------------------
+    @property
+    def k(self) -> int:
+        return geometry(self.n).k
+
+    @property
+    def geometry(self) -> Geometry:
+        return geometry(self.n)
+
+    @property
+    def cell_count(self) -> int:
+        return self.n * self.n
+
+    def __getitem__(self, cell: int | tuple[int, int]) -> int:
+        if isinstance(cell, tuple):
+            r, c = cell
+            return self.values[r * self.n + c]
+        return self.values[cell]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.values)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Board) and self.values == other.values
+
+    def __hash__(self) -> int:
+        return hash(self.values)
+
+    def rows(self) -> list[list[int]]:
+        n = self.n
+        return [list(self.values[r * n : (r + 1) * n]) for r in range(n)]
+
+    def to_array(self) -> np.ndarray:
+        """(n, n) int array."""
+        return np.asarray(self.values, dtype=np.int16 if self.n > 127 else np.int8).reshape(self.n, self.n)
+
+    @property
+    def givens(self) -> int:
+        """Number of filled cells."""
+        return sum(1 for v in self.values if v)
+
+    @property
+    def empty_cells(self) -> list[int]:
+        return [i for i, v in enumerate(self.values) if v == 0]
+
+    @property
+    def is_closed(self) -> bool:
+        """No empty cell."""
+        return 0 not in self.values
+
+    def with_value(self, cell: int, digit: int) -> Board:
+        """A copy with one cell set (digit 0 clears it)."""
+        vals = list(self.values)
+        vals[cell] = digit
+        return Board(vals, self.n)
+
+    def with_values(self, assignments: Iterable[tuple[int, int]]) -> Board:
+        vals = list(self.values)
+        for cell, digit in assignments:
+            vals[cell] = digit
+        return Board(vals, self.n)
+
+    # ---- rules ----------------------------------------------------------------------------------------------------
+    def conflicts(self) -> list[Conflict]:
+        """Every (unit, digit) that holds the digit more than once, with its cells."""
+        g = self.geometry
+        found: list[Conflict] = []
+        for u, cells in enumerate(g.units):
+            seen: dict[int, list[int]] = {}
+            for c in cells:
+                v = self.values[c]
+                if v:
+                    seen.setdefault(v, []).append(c)
+            for d in sorted(seen):
+                if len(seen[d]) > 1:
+                    found.append(Conflict(u, d, tuple(seen[d]), self.n))
+        return found
+
+    @property
+    def is_consistent(self) -> bool:
+        """No digit twice in a unit (empty cells allowed)."""
+        return not self.conflicts()
+
+    @property
+    def is_valid_solution(self) -> bool:
+        """Closed and consistent: Q1's answer."""
+        return self.is_closed and self.is_consistent
+
+    def candidates(self, cell: int) -> list[int]:
+        """Digits not held by any peer (the basic rule); [] for a filled cell."""
+        if self.values[cell]:
+            return []
+        used = {self.values[p] for p in self.geometry.peers[cell]}
+        return [d for d in range(1, self.n + 1) if d not in used]
+
+    def candidate_masks(self) -> list[int]:
+        """Per cell, a bitmask of basic-rule candidates (bit d-1 for digit d); 0 for filled cells."""
+        g = self.geometry
+        full = (1 << self.n) - 1
+        unit_used = [0] * (3 * self.n)
+        for c, v in enumerate(self.values):
+            if v:
+                for u in g.units_of_cell[c]:
+                    unit_used[u] |= 1 << (v - 1)
+        masks = []
+        for c, v in enumerate(self.values):
+            if v:
+                masks.append(0)
+            else:
+                r, cc, b = g.units_of_cell[c]
+                masks.append(full & ~(unit_used[r] | unit_used[cc] | unit_used[b]))
+        return masks
+
+    # ---- text -----------------------------------------------------------------------------------------------------
+    def to_line(self) -> str:
+        """The line format: one char per cell ('.' empty) for n <= 9, two decimal chars per cell ('00') above."""
+        if self.n <= 9:
+            return "".join(str(v) if v else "." for v in self.values)
+        return "".join(f"{v:02d}" for v in self.values)
+
+    def __str__(self) -> str:
+        return self.draw()
+
+    def __repr__(self) -> str:
+        return f"Board.from_string({self.to_line()!r})"
+
+    def draw(self, highlight: Iterable[int] = (), marker: str = "*") -> str:
+        """The grid drawn with box borders; highlighted cells are flagged with `marker` (used for conflicts)."""
+        n, k = self.n, self.k
+        hl = set(highlight)
+        width = len(str(n))
+        cell_w = width + 1
+
+        def fmt(c: int) -> str:
+            v = self.values[c]
+            s = str(v) if v else "."
+            return s.rjust(width) + (marker if c in hl else " ")
+
+        sep = "+" + "+".join("-" * (k * cell_w + 1) for _ in range(k)) + "+"
+        lines = [sep]
+        for r in range(n):
+            parts = []
+            for b in range(k):
+                parts.append(" " + "".join(fmt(r * n + b * k + i) for i in range(k)))
+            lines.append("|" + "|".join(parts) + "|")
+            if r % k == k - 1:
+                lines.append(sep)
+        return "\n".join(lines)

@@ -1,0 +1,108 @@
+"""What every technique returns (Step) and how a technique is described (Technique).
+
+A finder is a plain function ``finder(grid: CandidateGrid) -> list[Step]``: it reads the grid, never mutates it,
+and returns every distinct step it finds (empty list when it does not apply). Each step must be sound on its own:
+applying any one of them to a grid whose puzzle has a solution keeps that solution.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from ltn_sudoku.board import Geometry
+from ltn_sudoku.candidates import CandidateGrid
+
+Assignment = tuple[int, int]  # (cell, digit), 0-based cell, 1-based digit
+
+
+@dataclass(frozen=True)
+class Step:
+    """One deduction: what it places and eliminates, the pattern it rests on, and a one-line explanation."""
+
+    technique: str
+    placements: tuple[Assignment, ...] = ()
+    eliminations: tuple[Assignment, ...] = ()
+    cells: tuple[int, ...] = ()
+    digits: tuple[int, ...] = ()
+    units: tuple[int, ...] = ()
+    text: str = ""
+
+    @property
+    def progress(self) -> bool:
+        return bool(self.placements or self.eliminations)
+
+    def as_dict(self, geo: Geometry) -> dict[str, object]:
+        """JSON-ready: placements / eliminations as 0-based [row, col, digit] triples."""
+        return {
+            "technique": self.technique,
+            "placements": [[geo.row[c], geo.col[c], d] for c, d in self.placements],
+            "eliminations": [[geo.row[c], geo.col[c], d] for c, d in self.eliminations],
+            "text": self.text,
+        }
+
+
+Finder = Callable[[CandidateGrid], list[Step]]
+
+
+@dataclass(frozen=True)
+class Technique:
+    """A named finder with its place in the difficulty order.
+
+    `score` is the per-use cost in the spirit of HoDoKu's scores; `level` the difficulty level the technique implies
+    (Easy, Medium, Hard, Unfair, Extreme); `uniqueness` marks techniques that assume the puzzle has one solution.
+    """
+
+    name: str
+    family: str
+    finder: Finder = field(compare=False)
+    score: int
+    level: str
+    uniqueness: bool = False
+    min_n: int = 4
+
+
+# ---- notation helpers shared by every finder -------------------------------------------------------------------
+def format_assignments(geo: Geometry, items: Iterable[Assignment], op: str) -> str:
+    """'r4c3,r6c1<>2, r5c5<>7' style: cells grouped per digit, in the order digits first appear."""
+    per_digit: dict[int, list[int]] = defaultdict(list)
+    for cell, digit in items:
+        per_digit[digit].append(cell)
+    return ", ".join(f"{geo.cells_name(sorted(cells))}{op}{d}" for d, cells in per_digit.items())
+
+
+def explain(geo: Geometry, head: str, placements: Iterable[Assignment] = (), eliminations: Iterable[Assignment] = ()) -> str:
+    """'<head> => r1c1=5, r2c2<>3' — the usual one-line notation."""
+    parts = []
+    pl = list(placements)
+    el = list(eliminations)
+    if pl:
+        parts.append(format_assignments(geo, pl, "="))
+    if el:
+        parts.append(format_assignments(geo, el, "<>"))
+    return f"{head} => {', '.join(parts)}" if parts else head
+
+
+def make_step(
+    grid: CandidateGrid,
+    technique: str,
+    pattern: str,
+    placements: Iterable[Assignment] = (),
+    eliminations: Iterable[Assignment] = (),
+    cells: Iterable[int] = (),
+    digits: Iterable[int] = (),
+    units: Iterable[int] = (),
+) -> Step:
+    """Build a Step whose text is '<technique>: <pattern> => <effects>'; eliminations are de-duplicated and sorted."""
+    pl = tuple(sorted(set(placements)))
+    el = tuple(sorted(set(eliminations), key=lambda a: (a[1], a[0])))
+    return Step(
+        technique=technique,
+        placements=pl,
+        eliminations=el,
+        cells=tuple(cells),
+        digits=tuple(digits),
+        units=tuple(units),
+        text=explain(grid.geo, f"{technique}: {pattern}" if pattern else technique, pl, el),
+    )

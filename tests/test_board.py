@@ -1,0 +1,64 @@
+"""Board model: geometry, conflicts, candidates for every supported size."""
+
+import pytest
+
+from ltn_sudoku.board import SUPPORTED_SIZES, Board, BoardError, geometry
+
+SEED_9 = "2.14.....4...7358..5....6....9.2.8.1.23.1..5...8354..97..28.....15..93.6.6....74."
+
+
+@pytest.mark.parametrize("n", SUPPORTED_SIZES)
+def test_geometry_every_size(n: int) -> None:
+    g = geometry(n)
+    assert len(g.units) == 3 * n
+    assert all(len(u) == n and len(set(u)) == n for u in g.units)
+    k = g.k
+    assert all(len(p) == 3 * n - 2 * k - 1 for p in g.peers)
+    # every cell is in exactly one row, one column, one box
+    for c in range(n * n):
+        assert sum(c in u for u in g.units) == 3
+    assert g.peer_matrix.sum() == n * n * (3 * n - 2 * k - 1)
+
+
+def test_conflicts_reported_per_unit_and_digit() -> None:
+    b = Board.from_string("1134" "3412" "2143" "4321")
+    conflicts = b.conflicts()
+    kinds = {(c.unit_kind, c.unit_index, c.digit) for c in conflicts}
+    assert ("row", 0, 1) in kinds and ("col", 1, 1) in kinds and ("box", 0, 1) in kinds
+    row = next(c for c in conflicts if c.unit_kind == "row")
+    assert row.cells == (0, 1)
+    assert "r1c1,r1c2" in row.describe()
+    assert not b.is_valid_solution
+
+
+def test_valid_closed_board() -> None:
+    b = Board.from_string("1234" "3412" "2143" "4321")
+    assert b.is_closed and b.is_valid_solution and b.conflicts() == []
+
+
+def test_candidates_follow_the_basic_rule() -> None:
+    b = Board.from_string(SEED_9)
+    assert b.candidates(1) == [3, 7, 8, 9]
+    assert b.candidates(0) == []
+    masks = b.candidate_masks()
+    assert [d for d in range(1, 10) if masks[1] >> (d - 1) & 1] == [3, 7, 8, 9]
+
+
+@pytest.mark.parametrize("values", [[0] * 15, [5] + [0] * 15, [0] * 80 + [10]])
+def test_bad_boards_raise(values: list[int]) -> None:
+    with pytest.raises(BoardError):
+        Board(values)
+
+
+def test_board_is_immutable_and_hashable() -> None:
+    b = Board.empty(4)
+    with pytest.raises(AttributeError):
+        b.n = 9  # type: ignore[misc]
+    assert b.with_value(0, 1)[0] == 1 and b[0] == 0
+    assert len({b, Board.empty(4)}) == 1
+
+
+def test_draw_marks_highlighted_cells() -> None:
+    b = Board.from_string("1134" "3412" "2143" "4321")
+    text = b.draw(highlight=[0, 1])
+    assert text.count("*") == 2 and text.startswith("+")
