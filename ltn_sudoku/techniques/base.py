@@ -61,6 +61,7 @@ class Technique:
     level: str
     uniqueness: bool = False
     min_n: int = 4
+    hodoku_codes: tuple[str, ...] = ()  # HoDoKu technique codes this finder answers in the regression library
 
 
 # ---- notation helpers shared by every finder -------------------------------------------------------------------

@@ -1,0 +1,77 @@
+"""The `ltn-sudoku` command and the `classify-board` script.
+
+Each subcommand lives in its own module of this package with two functions:
+``register(subparsers) -> argparse.ArgumentParser`` and ``run(args: argparse.Namespace) -> int``.
+Errors the user can fix (bad input files, bad options) exit with status 2 and one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import signal
+import sys
+from typing import Sequence
+
+from ltn_sudoku.board import BoardError
+from ltn_sudoku.io import FormatError
+
+SUBCOMMANDS: tuple[str, ...] = ("classify", "solve", "generate", "rate", "bench")
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A problem with the user's input or options: reported in one line, exit status 2."""
+
+
+def _available_subcommands() -> list[tuple[str, object]]:
+    mods = []
+    for name in SUBCOMMANDS:
+        try:
+            mods.append((name, importlib.import_module(f"ltn_sudoku.cli.{name}")))
+        except ModuleNotFoundError as e:  # a subcommand not built yet; any other import error is a real bug
+            if e.name != f"ltn_sudoku.cli.{name}":
+                raise
+    return mods
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ltn-sudoku",
+        description="Sudoku reasoning with an exact symbolic engine and Logic Tensor Networks.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, module in _available_subcommands():
+        p = module.register(sub)  # type: ignore[attr-defined]
+        p.set_defaults(_run=module.run)  # type: ignore[attr-defined]
+    return parser
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run a parsed command, turning user errors into exit status 2 with a one-line message."""
+    try:
+        return int(args._run(args) or 0)
+    except (FormatError, BoardError, UsageError, FileNotFoundError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `ltn-sudoku classify big.txt | head`
+        sys.stderr.close()
+        return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run_command(args)
+
+
+def classify_board_main(argv: Sequence[str] | None = None) -> int:
+    """`classify-board PATH ...` is `ltn-sudoku classify PATH ...`."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    return main(["classify", *argv])
+
+
+if hasattr(signal, "SIGPIPE"):
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)

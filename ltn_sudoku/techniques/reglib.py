@@ -1,0 +1,101 @@
+"""The HoDoKu regression library: one test case per line, a candidate grid and the exact effect a technique must find.
+
+Line format (see ../shared/data/SOURCES.md): ``:<code[-variant|-x]>:<digits>:<grid>:<deleted>:<eliminations>:
+<placements>:<extra>:``. A case passes when one step of the finder has exactly the expected placements and
+eliminations; a ``-x`` case passes when the finder finds nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from ltn_sudoku.board import Board
+from ltn_sudoku.candidates import CandidateGrid
+from ltn_sudoku.paths import SHARED_DATA
+from ltn_sudoku.techniques.base import Assignment, Finder, Step
+
+DEFAULT_PATH = SHARED_DATA / "techniques" / "hodoku_reglib-1.3.txt"
+
+
+def _assignments(text: str) -> frozenset[Assignment]:
+    """'436 257' -> {(r3c6, 4), (r5c7, 2)} as (0-based cell, digit)."""
+    out = set()
+    for tok in text.split():
+        d, r, c = int(tok[0]), int(tok[1]), int(tok[2])
+        out.add(((r - 1) * 9 + (c - 1), d))
+    return frozenset(out)
+
+
+@dataclass(frozen=True)
+class RegCase:
+    """One regression case."""
+
+    code: str  # base technique code, e.g. '0300' or '03111'
+    variant: str  # '' , '1', '2', ... or 'x' (must find nothing)
+    digits: tuple[int, ...]
+    board: Board  # givens and placed cells together
+    deleted: frozenset[Assignment]
+    eliminations: frozenset[Assignment]
+    placements: frozenset[Assignment]
+    line: int
+    text: str
+
+    @property
+    def must_fail(self) -> bool:
+        return self.variant == "x"
+
+    def grid(self) -> CandidateGrid:
+        return CandidateGrid.from_board(self.board, self.deleted)
+
+    def passes(self, steps: Iterable[Step]) -> bool:
+        """True if the finder's steps answer this case (see module docstring)."""
+        found = list(steps)
+        if self.must_fail:
+            return not found
+        return any(
+            frozenset(s.eliminations) == self.eliminations and frozenset(s.placements) == self.placements for s in found
+        )
+
+    def check(self, finder: Finder) -> bool:
+        return self.passes(finder(self.grid()))
+
+
+def parse_line(line: str, number: int = 0) -> RegCase:
+    parts = line.strip().split(":")
+    # ['', code, digits, grid, deleted, eliminations, placements, extra, '']
+    code_full, digits, grid_text, deleted, elims, places = parts[1:7]
+    code, _, variant = code_full.partition("-")
+    values: list[int] = []
+    i = 0
+    while i < len(grid_text):
+        ch = grid_text[i]
+        if ch == "+":
+            i += 1
+            ch = grid_text[i]
+        values.append(0 if ch in ".0" else int(ch))
+        i += 1
+    return RegCase(
+        code=code,
+        variant=variant,
+        digits=tuple(int(d) for d in digits if d.isdigit()),
+        board=Board(values, 9),
+        deleted=_assignments(deleted),
+        eliminations=_assignments(elims),
+        placements=_assignments(places),
+        line=number,
+        text=line.strip(),
+    )
+
+
+def load_cases(path: Path | str = DEFAULT_PATH, codes: Iterable[str] | None = None) -> list[RegCase]:
+    """Every case of the library (optionally only some technique codes)."""
+    wanted = set(codes) if codes is not None else None
+    cases = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if line.startswith(":"):
+            case = parse_line(line, number)
+            if wanted is None or case.code in wanted:
+                cases.append(case)
+    return cases
