@@ -1,0 +1,106 @@
+"""Shared truth checks for technique finders: the exact solver is the oracle.
+
+- `assert_sound(grid, steps, solution)`: every placement agrees with the solution, no elimination removes it.
+- `states_from_puzzle(...)`: diverse candidate grids of a puzzle (random extra solution cells placed).
+- `walk_sound(...)`: repeatedly apply the first step of any finder, checking every step found on the way.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Iterable, Sequence
+
+from ltn_sudoku.board import Board
+from ltn_sudoku.candidates import CandidateGrid
+from ltn_sudoku.exact import count_solutions, solve
+from ltn_sudoku.io import read_boards
+from ltn_sudoku.paths import shared_file
+from ltn_sudoku.techniques.base import Finder, Step
+
+
+def assert_sound(grid: CandidateGrid, steps: Iterable[Step], solution: Board, context: str = "") -> int:
+    """Fail with a readable message on the first unsound effect; return how many steps were checked."""
+    checked = 0
+    for step in steps:
+        for cell, digit in step.placements:
+            assert solution.values[cell] == digit, (
+                f"unsound placement {grid.geo.cell_name(cell)}={digit} (solution {solution.values[cell]}) "
+                f"by '{step.text}' {context}\n{grid.pencil_marks()}"
+            )
+        for cell, digit in step.eliminations:
+            assert solution.values[cell] != digit, (
+                f"unsound elimination {grid.geo.cell_name(cell)}<>{digit} by '{step.text}' {context}\n"
+                f"{grid.pencil_marks()}"
+            )
+        assert step.progress, f"step without effect: {step.text}"
+        checked += 1
+    return checked
+
+
+def shared_puzzles(relative: str, count: int | None = None, seed: int = 0) -> list[Board]:
+    """Puzzles from ../shared/data (a random sample of `count` when given, reproducible)."""
+    boards = read_boards(shared_file(relative))
+    if count is not None and count < len(boards):
+        boards = random.Random(seed).sample(boards, count)
+    return boards
+
+
+def random_unique_puzzle(n: int, rng: random.Random, keep: float = 0.5) -> tuple[Board, Board]:
+    """(puzzle, solution) of side n: a random grid with cells removed while the solution stays unique."""
+    k = int(n**0.5)
+    base = [[(k * (r % k) + r // k + c) % n + 1 for c in range(n)] for r in range(n)]
+    digits = list(range(1, n + 1))
+    rng.shuffle(digits)
+    rows = [b * k + r for b in rng.sample(range(k), k) for r in rng.sample(range(k), k)]
+    cols = [b * k + c for b in rng.sample(range(k), k) for c in rng.sample(range(k), k)]
+    solution = Board([digits[base[r][c] - 1] for r in rows for c in cols], n)
+    values = list(solution.values)
+    order = list(range(n * n))
+    rng.shuffle(order)
+    target = int(n * n * keep)
+    filled = n * n
+    for cell in order:
+        if filled <= target:
+            break
+        saved = values[cell]
+        values[cell] = 0
+        if count_solutions(Board(values, n), 2) != 1:
+            values[cell] = saved
+        else:
+            filled -= 1
+    return Board(values, n), solution
+
+
+def states_from_puzzle(puzzle: Board, solution: Board, rng: random.Random, count: int = 3) -> list[CandidateGrid]:
+    """Candidate grids of the puzzle with a random share (0-60%) of the missing solution cells placed."""
+    grids = [CandidateGrid.from_board(puzzle)]
+    empty = puzzle.empty_cells
+    for _ in range(count - 1):
+        extra = rng.sample(empty, int(len(empty) * rng.uniform(0.0, 0.6)))
+        grids.append(CandidateGrid.from_board(puzzle.with_values((c, solution.values[c]) for c in extra)))
+    return grids
+
+
+def walk_sound(puzzle: Board, finders: Sequence[Finder], solution: Board | None = None, max_steps: int = 2000) -> tuple[CandidateGrid, dict[str, int]]:
+    """Apply the first step of the first finder that fires, until none fires; check every step found.
+
+    Returns the final grid and how many steps each technique produced (checked) along the way.
+    """
+    solution = solution or solve(puzzle)
+    assert solution is not None, "walk_sound needs a solvable puzzle"
+    grid = CandidateGrid.from_board(puzzle)
+    fired: dict[str, int] = {}
+    for _ in range(max_steps):
+        applied = False
+        for finder in finders:
+            steps = finder(grid)
+            if steps:
+                assert_sound(grid, steps, solution, f"in {puzzle.to_line()}")
+                for s in steps:
+                    fired[s.technique] = fired.get(s.technique, 0) + 1
+                grid.apply(steps[0])
+                applied = True
+                break
+        if not applied:
+            break
+    return grid, fired
