@@ -104,3 +104,27 @@ def walk_sound(puzzle: Board, finders: Sequence[Finder], solution: Board | None 
         if not applied:
             break
     return grid, fired
+
+
+def run_pure(grid: CandidateGrid, finder: Finder) -> list[Step]:
+    """Run a finder and fail if it changed the grid (finders must only read it)."""
+    before = (grid.values[:], grid.masks[:], grid.digit_cells[:])
+    steps = finder(grid)
+    assert (grid.values, grid.masks, grid.digit_cells) == before, f"{finder.__name__} mutated the grid"
+    return steps
+
+
+def mixed_corpus(per_file: int, generated: dict[int, int], seed: int = 0,
+                 files: Sequence[str] = ("9x9/top1465.txt", "9x9/qqwing_expert.txt")) -> list[tuple[Board, Board]]:
+    """(puzzle, solution) pairs: `per_file` puzzles sampled from each shared file plus `generated[n]` random unique
+    puzzles of side n (e.g. {4: 20, 16: 4}), all reproducible from `seed`."""
+    pairs: list[tuple[Board, Board]] = []
+    for name in files:
+        for puzzle in shared_puzzles(name, per_file, seed):
+            solution = solve(puzzle)
+            assert solution is not None
+            pairs.append((puzzle, solution))
+    rng = random.Random(seed)
+    for n, count in generated.items():
+        pairs.extend(random_unique_puzzle(n, rng, keep=0.4 if n <= 9 else 0.5) for _ in range(count))
+    return pairs

@@ -95,9 +95,14 @@ def make_step(
     digits: Iterable[int] = (),
     units: Iterable[int] = (),
 ) -> Step:
-    """Build a Step whose text is '<technique>: <pattern> => <effects>'; eliminations are de-duplicated and sorted."""
+    """Build a Step whose text is '<technique>: <pattern> => <effects>' (or '<technique>: <effects>' when the pattern
+    is empty, as for singles); eliminations are de-duplicated and sorted."""
     pl = tuple(sorted(set(placements)))
     el = tuple(sorted(set(eliminations), key=lambda a: (a[1], a[0])))
+    if pattern:
+        text = explain(grid.geo, f"{technique}: {pattern}", pl, el)
+    else:
+        text = explain(grid.geo, technique, pl, el).replace(" => ", ": ", 1)
     return Step(
         technique=technique,
         placements=pl,
@@ -105,5 +110,5 @@ def make_step(
         cells=tuple(cells),
         digits=tuple(digits),
         units=tuple(units),
-        text=explain(grid.geo, f"{technique}: {pattern}" if pattern else technique, pl, el),
+        text=text,
     )

@@ -1,0 +1,47 @@
+"""HoDoKu regression library, per technique code, for the basic families (singles to single-digit patterns).
+
+Each code's pass rate must not drop below what the finders reach today (FLOORS); the cases that still fail are
+listed in docs/techniques_basic.md with the reason. The finder for a code is the technique whose `hodoku_codes`
+names it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ltn_sudoku.techniques import singles
+from ltn_sudoku.techniques.base import Finder
+from ltn_sudoku.techniques.reglib import load_cases
+
+MODULES = (singles,)
+
+# code -> minimum share of its cases that must pass
+FLOORS: dict[str, float] = {
+    "0000": 1.0,
+    "0002": 1.0,
+    "0003": 1.0,
+}
+
+
+def finder_for(code: str) -> Finder:
+    for module in MODULES:
+        for technique in module.TECHNIQUES:
+            if code in technique.hodoku_codes:
+                return technique.finder
+    raise KeyError(code)
+
+
+@pytest.mark.parametrize("code", sorted(FLOORS))
+def test_reglib_pass_rate(code: str) -> None:
+    cases = load_cases(codes=[code])
+    assert cases, f"no cases for {code}"
+    finder = finder_for(code)
+    failed = [case.line for case in cases if not case.check(finder)]
+    rate = 1 - len(failed) / len(cases)
+    assert rate >= FLOORS[code], f"{code}: {rate:.1%} < {FLOORS[code]:.1%}; failing lines {failed}"
+
+
+def test_every_floor_code_is_claimed_by_one_technique() -> None:
+    claimed = [code for module in MODULES for t in module.TECHNIQUES for code in t.hodoku_codes]
+    assert len(claimed) == len(set(claimed))
+    assert set(FLOORS) <= set(claimed)

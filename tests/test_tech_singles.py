@@ -1,0 +1,108 @@
+"""Singles: hand-checked positions, soundness against the exact solver, any board size."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ltn_sudoku.board import Board
+from ltn_sudoku.candidates import CandidateGrid
+from ltn_sudoku.techniques.singles import TECHNIQUES, find_full_houses, find_hidden_singles, find_naked_singles
+from tests.techniques_helpers import assert_sound, mixed_corpus, run_pure, states_from_puzzle, walk_sound
+
+FINDERS = [t.finder for t in TECHNIQUES]
+
+
+def _grid(rows: list[str]) -> CandidateGrid:
+    return CandidateGrid.from_board(Board.from_string("\n".join(rows)))
+
+
+EMPTY_ROWS = ["........."] * 9
+
+
+def test_full_house_fills_the_last_cell_of_a_unit() -> None:
+    grid = _grid(["12345678."] + EMPTY_ROWS[1:])
+    steps = run_pure(grid, find_full_houses)
+    assert [s.text for s in steps] == ["Full House: r1c9=9"]
+    assert steps[0].placements == ((8, 9),) and steps[0].units == (0,)
+
+
+def test_full_house_needs_exactly_one_empty_cell() -> None:
+    assert run_pure(_grid(["1234567.."] + EMPTY_ROWS[1:]), find_full_houses) == []
+    assert run_pure(CandidateGrid.from_board(Board.empty(9)), find_full_houses) == []
+
+
+def test_full_house_reports_a_cell_once_even_when_it_ends_two_units() -> None:
+    rows = ["12345678.", "........1", "........2", "........3", "........4", "........5", "........6",
+            "........7", "........8"]
+    steps = find_full_houses(_grid(rows))
+    assert [s.text for s in steps] == ["Full House: r1c9=9"]
+
+
+def test_naked_single_is_the_only_candidate_left() -> None:
+    # r1c1 sees 2..9 through its row and column but no unit is full
+    grid = _grid([".2345....", "6........", "7........", "8........", "9........"] + EMPTY_ROWS[5:])
+    texts = [s.text for s in run_pure(grid, find_naked_singles)]
+    assert texts == ["Naked Single: r1c1=1"]
+    assert find_full_houses(grid) == []
+
+
+def test_hidden_single_in_a_box() -> None:
+    # 1s in r2, r3, c2, c3 leave r1c1 as the only place for 1 in box 1
+    rows = [".........", "...1.....", "......1..", ".1.......", ".........", ".........", "..1......",
+            ".........", "........."]
+    grid = _grid(rows)
+    steps = run_pure(grid, find_hidden_singles)
+    assert "Hidden Single: r1c1=1" in [s.text for s in steps]
+    box_step = next(s for s in steps if s.placements == ((0, 1),))
+    assert box_step.units == (18,)  # box 1 (units: rows 0-8, cols 9-17, boxes 18-26)
+    assert grid.count(0) > 1  # not a naked single
+    assert find_naked_singles(grid) == []
+
+
+def test_no_single_on_an_empty_board() -> None:
+    for n in (4, 9, 16):
+        grid = CandidateGrid.from_board(Board.empty(n))
+        assert all(run_pure(grid, f) == [] for f in FINDERS)
+
+
+def test_singles_on_4x4_and_16x16() -> None:
+    small = CandidateGrid.from_board(Board.from_string("1...\n..1.\n...1\n...."))
+    assert [s.text for s in find_hidden_singles(small)] == ["Hidden Single: r4c2=1"]
+    assert small.count(13) == 4
+    assert [s.text for s in find_naked_singles(CandidateGrid.from_board(Board.from_string("123.\n....\n....\n....")))] \
+        == ["Naked Single: r1c4=4"]
+    values = [0] * 256
+    values[:15] = range(1, 16)
+    steps = find_full_houses(CandidateGrid.from_board(Board(values, 16)))
+    assert [s.text for s in steps] == ["Full House: r1c16=16"]
+
+
+def test_singles_solve_easy_puzzles_soundly() -> None:
+    for puzzle, solution in mixed_corpus(30, {4: 20, 16: 3}, files=("9x9/qqwing_simple.txt", "9x9/qqwing_easy.txt")):
+        grid, fired = walk_sound(puzzle, FINDERS, solution)
+        if puzzle.n <= 9:  # the generated 16x16 ones may need more than singles
+            assert grid.is_solved, puzzle.to_line()
+        assert fired
+
+
+def test_singles_sound_on_diverse_states() -> None:
+    rng = random.Random(7)
+    checked = 0
+    for puzzle, solution in mixed_corpus(60, {4: 20, 16: 3}, seed=3):
+        for grid in states_from_puzzle(puzzle, solution, rng, count=3):
+            for finder in FINDERS:
+                checked += assert_sound(grid, run_pure(grid, finder), solution, f"in {puzzle.to_line()}")
+    assert checked > 1000
+
+
+@pytest.mark.slow
+def test_singles_sound_on_thousands_of_puzzles() -> None:
+    rng = random.Random(11)
+    for puzzle, solution in mixed_corpus(1500, {4: 200, 16: 20}, seed=5,
+                                         files=("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/17clue_49158.txt")):
+        walk_sound(puzzle, FINDERS, solution)
+        for grid in states_from_puzzle(puzzle, solution, rng, count=2):
+            for finder in FINDERS:
+                assert_sound(grid, finder(grid), solution, f"in {puzzle.to_line()}")
