@@ -41,13 +41,18 @@ class RegCase:
     placements: frozenset[Assignment]
     line: int
     text: str
+    placed: frozenset[int] = frozenset()  # cells marked '+': set while solving, not givens
 
     @property
     def must_fail(self) -> bool:
         return self.variant == "x"
 
     def grid(self) -> CandidateGrid:
-        return CandidateGrid.from_board(self.board, self.deleted)
+        """The candidate grid of the case; its `givens` leave out the '+' cells (Avoidable Rectangles need that)."""
+        grid = CandidateGrid.from_board(self.board, self.deleted)
+        for cell in self.placed:
+            grid.givens &= ~(1 << cell)
+        return grid
 
     def passes(self, steps: Iterable[Step]) -> bool:
         """True if the finder's steps answer this case (see module docstring)."""
@@ -68,10 +73,12 @@ def parse_line(line: str, number: int = 0) -> RegCase:
     code_full, digits, grid_text, deleted, elims, places = parts[1:7]
     code, _, variant = code_full.partition("-")
     values: list[int] = []
+    placed: set[int] = set()
     i = 0
     while i < len(grid_text):
         ch = grid_text[i]
         if ch == "+":
+            placed.add(len(values))
             i += 1
             ch = grid_text[i]
         values.append(0 if ch in ".0" else int(ch))
@@ -86,6 +93,7 @@ def parse_line(line: str, number: int = 0) -> RegCase:
         placements=_assignments(places),
         line=number,
         text=line.strip(),
+        placed=frozenset(placed),
     )
 
 
