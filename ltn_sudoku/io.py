@@ -2,10 +2,10 @@
 
 Formats (DESIGN.md §2):
 - ``line``: one board per line, one character per cell (n <= 9) or two decimal characters per cell (any n);
-  ``.`` or ``0`` empty; ``#`` comments and blank lines skipped (``.txt`` / ``.sdm``). Extra whitespace-separated
-  tokens on a line (ids, ratings) are ignored when exactly one token is a board.
-- ``grid``: n lines of n comma-separated values per board, ``0`` / ``.`` / empty = empty cell; boards separated by
-  blank lines.
+  ``.`` or ``0`` empty; ``#`` comments and blank lines skipped (``.txt`` / ``.sdm``). A line may also hold the rows
+  separated by spaces (``1.34 34.2 2143 432.``) or extra tokens around one board (``id puzzle rating``).
+- ``grid``: n lines of n comma-separated values per board, ``0`` / ``00`` / ``.`` / empty = empty cell; boards follow
+  each other, optionally separated by blank lines.
 - ``kaggle``: CSV with header ``quizzes,solutions`` (81-character strings, ``0`` empty).
 - ``table``: CSV whose header names a ``puzzle`` column (the generalized dataset: 2 decimal characters per cell; the
   generators' labelled files: any encoding above) — other columns are kept as record fields.
@@ -20,7 +20,7 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import BinaryIO, Iterator, Sequence
 
 from ltn_sudoku.board import SUPPORTED_SIZES, Board, BoardError
 
@@ -28,10 +28,12 @@ FORMATS: tuple[str, ...] = ("line", "grid", "kaggle", "table")
 MAX_LINE_CHARS = 100_000  # the longest valid line (81x81 at 2 chars per cell) is 13,122 characters
 PUZZLE_COLUMNS = ("puzzle", "quizzes", "quiz", "board")
 SOLUTION_COLUMNS = ("solution", "solutions")
+STDIN_NAME = "<stdin>"
 _SINGLE_LENGTHS = {n * n: n for n in SUPPORTED_SIZES if n <= 9}
 _DOUBLE_LENGTHS = {2 * n * n: n for n in SUPPORTED_SIZES}
 _EMPTY_CHARS = ".0"
 _SEPARATORS = set(" \t\r\n,|+-_")
+_SIZES_TEXT = ", ".join(map(str, SUPPORTED_SIZES))
 
 
 class FormatError(ValueError):
@@ -67,7 +69,7 @@ class BoardRecord:
         for name in SOLUTION_COLUMNS:
             text = self.fields.get(name)
             if text:
-                return decode_cells(text)
+                return decode_cells(text.strip())
         return None
 
 
@@ -75,6 +77,11 @@ class BoardRecord:
 def _expected_lengths() -> str:
     single = ", ".join(f"{k} ({n}x{n})" for k, n in _SINGLE_LENGTHS.items())
     return f"{single} characters, or 2 digits per cell for any size up to 81x81"
+
+
+def is_board_length(length: int) -> bool:
+    """True when a cell string of this many characters encodes a board of a supported size."""
+    return length in _SINGLE_LENGTHS or length in _DOUBLE_LENGTHS
 
 
 def decode_cells(text: str, path: str | None = None, line: int | None = None, column: int = 1) -> Board:
@@ -90,7 +97,8 @@ def decode_cells(text: str, path: str | None = None, line: int | None = None, co
                 values.append(int(ch))
             else:
                 want = f"a digit 1-{n}, '.' or '0'"
-                what = f"digit {ch} is out of range for a {n}x{n} board" if ch.isdigit() else f"unexpected character {ch!r}"
+                what = (f"digit {ch} is out of range for a {n}x{n} board" if "0" <= ch <= "9"
+                        else f"unexpected character {ch!r}")
                 raise FormatError(f"{what}: expected {want}", path, line, column + i)
         return Board(values, n)
     if length in _DOUBLE_LENGTHS:
@@ -101,8 +109,8 @@ def decode_cells(text: str, path: str | None = None, line: int | None = None, co
             if pair == "..":
                 values.append(0)
                 continue
-            if not pair.isdigit() or not pair.isascii():
-                bad = next(j for j, ch in enumerate(pair) if not ("0" <= ch <= "9"))
+            bad = next((j for j, ch in enumerate(pair) if not "0" <= ch <= "9"), None)
+            if bad is not None:
                 raise FormatError(f"unexpected character {pair[bad]!r}: expected 2 decimal digits per cell",
                                   path, line, column + i + bad)
             v = int(pair)
@@ -115,60 +123,76 @@ def decode_cells(text: str, path: str | None = None, line: int | None = None, co
 
 
 def encode_cells(board: Board, empty: str = ".") -> str:
-    """Inverse of decode_cells: one char per cell for n <= 9 (`empty` for blanks), else two decimal digits."""
-    if board.n <= 9:
-        return "".join(str(v) if v else empty for v in board.values)
-    return "".join(f"{v:02d}" for v in board.values)
+    """Inverse of decode_cells: Board.to_line with `empty` for blanks (n <= 9; larger boards use '00')."""
+    return board.to_line().replace(".", empty)
+
+
+def _decode_scattered(chars: Sequence[tuple[str, int, int]], path: str | None) -> Board:
+    """Decode cells gathered from several places of a text; an error points at the offending (line, column)."""
+    try:
+        return decode_cells("".join(ch for ch, _, _ in chars), path)
+    except FormatError as e:
+        if e.column is None or not chars:
+            raise
+        _, line, column = chars[min(e.column, len(chars)) - 1]
+        raise FormatError(e.message, path, line, column) from None
 
 
 # ---- single board from free text -----------------------------------------------------------------------------------
-def parse_board_text(text: str) -> Board:
+def parse_board_text(text: str, name: str = "<board>") -> Board:
     """One board from free text: a line string, rows separated by spaces/newlines, a grid CSV, a drawn grid.
 
     Comment lines (``#``) are skipped and separators (spaces, commas, box-drawing ``|+-``) ignored. A grid CSV with
-    multi-digit values (n > 9) is read by its commas.
+    multi-digit values (n > 9) is read by its commas. Errors name `name` and the line and column in `text`.
     """
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-    if not lines:
-        raise FormatError("no board found: expected a board string")
-    if any("," in ln for ln in lines) and len(lines) > 1:
-        return _grid_block(lines, None, 1)
-    cells = "".join(ch for ln in lines for ch in ln if ch not in _SEPARATORS)
-    return decode_cells(cells)
+    numbered = _content(text.splitlines())
+    if not numbered:
+        raise FormatError("no board found: expected a board string such as '1.34 34.2 2143 432.'", name)
+    if len(numbered) > 1 and any("," in ln for _, ln in numbered):
+        return _grid_block([ln.strip() for _, ln in numbered], name, numbered[0][0])
+    chars = [(ch, number, col + 1) for number, ln in numbered for col, ch in enumerate(ln) if ch not in _SEPARATORS]
+    return _decode_scattered(chars, name)
 
 
-# ---- files ---------------------------------------------------------------------------------------------------------
-def _read_lines(path: Path) -> list[str]:
-    """All lines of a text file, refusing binary files and absurdly long lines before decoding everything."""
-    try:
-        f = open(path, "rb")
-    except FileNotFoundError:
-        raise FormatError("no such file", path) from None
-    except IsADirectoryError:
-        raise FormatError("is a directory, expected a board file", path) from None
-    except PermissionError:
-        raise FormatError("permission denied", path) from None
+# ---- reading raw lines ---------------------------------------------------------------------------------------------
+def _decode_lines(stream: BinaryIO, name: str) -> list[str]:
+    """All lines of a byte stream, refusing binary data and absurdly long lines before decoding everything."""
     lines: list[str] = []
-    with f:
-        number = 0
-        while True:
-            raw = f.readline(MAX_LINE_CHARS + 1)
-            if not raw:
-                break
-            number += 1
-            if len(raw) > MAX_LINE_CHARS:
-                raise FormatError(f"line is longer than {MAX_LINE_CHARS:,} characters: expected one board per line "
-                                  f"(at most 13,122 characters for 81x81)", path, number)
-            if b"\x00" in raw:
-                raise FormatError("binary data (NUL byte): expected a text file of boards", path, number)
-            try:
-                lines.append(raw.decode("utf-8").rstrip("\r\n"))
-            except UnicodeDecodeError as e:
-                raise FormatError(f"not UTF-8 text (byte {raw[e.start]:#04x}): expected a text file of boards",
-                                  path, number, e.start + 1) from None
+    number = 0
+    while True:
+        raw = stream.readline(MAX_LINE_CHARS + 1)
+        if not raw:
+            break
+        number += 1
+        if len(raw) > MAX_LINE_CHARS:
+            raise FormatError(f"line is longer than {MAX_LINE_CHARS:,} characters: expected one board per line "
+                              f"(at most 13,122 characters for 81x81)", name, number)
+        if b"\x00" in raw:
+            raise FormatError("binary data (NUL byte): expected a text file of boards", name, number,
+                              raw.index(b"\x00") + 1)
+        try:
+            lines.append(raw.decode("utf-8").rstrip("\r\n"))
+        except UnicodeDecodeError as e:
+            raise FormatError(f"not UTF-8 text (byte {raw[e.start]:#04x}): expected a text file of boards",
+                              name, number, e.start + 1) from None
     if lines and lines[0].startswith("\ufeff"):
         lines[0] = lines[0][1:]
     return lines
+
+
+def _read_lines(path: Path) -> list[str]:
+    """All lines of a text file; every OS problem becomes a FormatError naming the file."""
+    try:
+        with open(path, "rb") as f:
+            return _decode_lines(f, str(path))
+    except FileNotFoundError:
+        raise FormatError("no such file: expected a board file", path) from None
+    except IsADirectoryError:
+        raise FormatError("is a directory: expected a board file", path) from None
+    except PermissionError:
+        raise FormatError("permission denied: expected a readable board file", path) from None
+    except OSError as e:
+        raise FormatError(f"cannot read ({e.strerror or e}): expected a board file", path) from None
 
 
 def _content(lines: Sequence[str]) -> list[tuple[int, str]]:
@@ -176,8 +200,9 @@ def _content(lines: Sequence[str]) -> list[tuple[int, str]]:
     return [(i + 1, ln) for i, ln in enumerate(lines) if ln.strip() and not ln.lstrip().startswith("#")]
 
 
+# ---- format detection ----------------------------------------------------------------------------------------------
 def detect_format(lines: Sequence[str]) -> str:
-    """Guess the format from the first content line."""
+    """Guess the format from the first content line: a CSV header, comma-separated values, or a board string."""
     content = _content(lines)
     if not content:
         return "line"
@@ -185,71 +210,90 @@ def detect_format(lines: Sequence[str]) -> str:
     header = [h.strip().lower() for h in first.split(",")]
     if "quizzes" in header:
         return "kaggle"
-    if any(h in PUZZLE_COLUMNS for h in header) and "," in first or first.lower() in PUZZLE_COLUMNS:
+    if any(h in PUZZLE_COLUMNS for h in header):
         return "table"
-    if "," in first and len(first.split(",")) in SUPPORTED_SIZES:
+    if "," in first:
         return "grid"
     return "line"
 
 
+# ---- line format ---------------------------------------------------------------------------------------------------
 def _line_board(text: str, path: str, number: int) -> Board:
-    stripped = text.strip()
-    offset = len(text) - len(text.lstrip()) + 1
-    tokens = stripped.split()
+    """One board of a line file: the whole line, its one board-sized token ('id puzzle rating'), or rows split by
+    spaces."""
+    tokens = text.split()
     if len(tokens) > 1:
-        joined = "".join(tokens)
-        if len(joined) in _SINGLE_LENGTHS or len(joined) in _DOUBLE_LENGTHS:
-            return decode_cells(joined, path, number, offset)  # rows separated by spaces
-        boards = [t for t in tokens if len(t) in _SINGLE_LENGTHS or len(t) in _DOUBLE_LENGTHS]
-        if len(boards) == 1:  # 'id puzzle rating' lines
+        boards = [t for t in tokens if is_board_length(len(t))]
+        if len(boards) == 1:
             return decode_cells(boards[0], path, number, text.index(boards[0]) + 1)
-    return decode_cells(stripped, path, number, offset)
+    chars = [(ch, number, col + 1) for col, ch in enumerate(text) if not ch.isspace()]
+    return _decode_scattered(chars, path)
 
 
-def _grid_block(rows: list[str], path: str | None, first_line: int) -> Board:
-    n = len(rows)
-    if n not in SUPPORTED_SIZES:
-        raise FormatError(f"a grid of {n} rows: expected {', '.join(map(str, SUPPORTED_SIZES))} rows of as many "
-                          f"comma-separated values", path, first_line)
+def _iter_line(lines: Sequence[str], path: str) -> Iterator[BoardRecord]:
+    for number, text in _content(lines):
+        yield BoardRecord(_line_board(text, path, number), number)
+
+
+# ---- grid CSV ------------------------------------------------------------------------------------------------------
+def _grid_value(text: str, n: int, path: str | None, line: int, column: int) -> int:
+    s = text.strip()
+    if s in ("", "."):
+        return 0
+    if s.isdigit() and s.isascii() and int(s) <= n:
+        return int(s)
+    what = f"value {s} is out of range" if s.isdigit() and s.isascii() else f"unexpected value {s!r}"
+    raise FormatError(f"{what}: expected 1..{n}, 0, '.' or empty", path, line, column)
+
+
+def _grid_side(row: str, path: str | None, line: int) -> int:
+    """The board side a grid's first row announces by its number of values."""
+    count = len(row.split(","))
+    if count not in SUPPORTED_SIZES:
+        raise FormatError(f"row has {count} comma-separated values: expected a row of an n x n grid, n one of "
+                          f"{_SIZES_TEXT}", path, line)
+    return count
+
+
+def _grid_block(rows: Sequence[str], path: str | None, first_line: int) -> Board:
+    """One grid from exactly its rows (consecutive lines starting at first_line)."""
+    n = _grid_side(rows[0], path, first_line)
+    if len(rows) != n:
+        raise FormatError(f"grid has {len(rows)} rows: expected {n} rows of {n} comma-separated values",
+                          path, first_line + min(len(rows), n))
     values: list[int] = []
     for r, row in enumerate(rows):
         fields = row.split(",")
         if len(fields) != n:
-            raise FormatError(f"row has {len(fields)} values: expected {n} comma-separated values", path, first_line + r)
+            raise FormatError(f"row has {len(fields)} values: expected {n} comma-separated values",
+                              path, first_line + r)
         col = 1
         for f in fields:
-            s = f.strip()
-            if s in ("", ".", "0"):
-                values.append(0)
-            elif s.isdigit() and s.isascii() and 1 <= int(s) <= n:
-                values.append(int(s))
-            else:
-                what = f"value {s} is out of range" if s.isdigit() else f"unexpected value {s!r}"
-                raise FormatError(f"{what}: expected 1..{n}, 0, '.' or empty", path, first_line + r, col)
+            values.append(_grid_value(f, n, path, first_line + r, col))
             col += len(f) + 1
     return Board(values, n)
 
 
 def _iter_grid(lines: Sequence[str], path: str) -> Iterator[BoardRecord]:
+    """Grids one after the other: the first row of each sets its side n, the next n - 1 content rows complete it."""
     block: list[str] = []
-    start = 0
-    for i, ln in enumerate(list(lines) + [""]):
-        s = ln.strip()
-        if s.startswith("#"):
-            continue
-        if not s:
-            if block:
-                yield BoardRecord(_grid_block(block, path, start), start)
-                block = []
-            continue
+    start = side = 0
+    for number, text in _content(lines):
         if not block:
-            start = i + 1
-        block.append(s)
-        if len(block) == len(block[0].split(",")) and len(block) in SUPPORTED_SIZES:
+            start, side = number, _grid_side(text.strip(), path, number)
+        elif number != start + len(block):
+            raise FormatError(f"grid starting at line {start} ends after {len(block)} rows: expected {side} rows",
+                              path, start + len(block))
+        block.append(text.strip())
+        if len(block) == side:
             yield BoardRecord(_grid_block(block, path, start), start)
             block = []
+    if block:
+        raise FormatError(f"grid starting at line {start} ends after {len(block)} rows (end of file): "
+                          f"expected {side} rows", path, start + len(block))
 
 
+# ---- CSV with a header (kaggle, table) -----------------------------------------------------------------------------
 def _iter_csv(lines: Sequence[str], path: str, kaggle: bool) -> Iterator[BoardRecord]:
     content = _content(lines)
     header_number, header_text = content[0]
@@ -264,35 +308,27 @@ def _iter_csv(lines: Sequence[str], path: str, kaggle: bool) -> Iterator[BoardRe
         if len(row) != len(header):
             raise FormatError(f"{len(row)} fields: expected {len(header)} as in the header ({header_text})",
                               path, number)
-        cell_text = row[column].strip()
         col = sum(len(f) + 1 for f in row[:column]) + 1
-        board = decode_cells(cell_text, path, number, col)
+        board = decode_cells(row[column].strip(), path, number, col)
         fields = {h: v for i, (h, v) in enumerate(zip(header, row)) if i != column}
         for name in SOLUTION_COLUMNS:
             if fields.get(name):
-                decode_cells(fields[name].strip(), path, number)  # validate now, not at first use
+                sol_col = sum(len(f) + 1 for f in row[: header.index(name)]) + 1
+                decode_cells(fields[name].strip(), path, number, sol_col)  # validate now, not at first use
         yield BoardRecord(board, number, fields)
 
 
-def iter_records(path: str | os.PathLike[str], fmt: str = "auto") -> Iterator[BoardRecord]:
-    """Every board of a file with its line number and extra fields. The whole file is validated first, so a bad
-    file raises FormatError before anything is yielded (no partial results downstream)."""
-    return iter(read_records(path, fmt))
-
-
-def read_records(path: str | os.PathLike[str], fmt: str = "auto") -> list[BoardRecord]:
-    """All records of a file; raises FormatError on the first problem (empty file, mixed sizes, bad cell...)."""
-    p = Path(path)
-    lines = _read_lines(p)
-    name = str(path)
+# ---- whole files ---------------------------------------------------------------------------------------------------
+def records_from_lines(lines: Sequence[str], name: str, fmt: str = "auto") -> list[BoardRecord]:
+    """All records of a file's lines; raises FormatError on the first problem (empty, mixed sizes, bad cell...)."""
+    if fmt != "auto" and fmt not in FORMATS:
+        raise FormatError(f"unknown format {fmt!r}: expected auto or one of {', '.join(FORMATS)}", name)
     if not _content(lines):
         raise FormatError("empty file: no board found (expected one board per line, a grid CSV or a CSV with a "
                           "puzzle column)", name)
     kind = detect_format(lines) if fmt == "auto" else fmt
-    if kind not in FORMATS:
-        raise FormatError(f"unknown format {fmt!r}: expected auto or one of {', '.join(FORMATS)}", name)
     if kind == "line":
-        records: Iterable[BoardRecord] = (BoardRecord(_line_board(t, name, i), i) for i, t in _content(lines))
+        records = _iter_line(lines, name)
     elif kind == "grid":
         records = _iter_grid(lines, name)
     else:
@@ -308,8 +344,24 @@ def read_records(path: str | os.PathLike[str], fmt: str = "auto") -> list[BoardR
     except BoardError as e:
         raise FormatError(str(e), name) from None
     if not out:
-        raise FormatError("no board found", name)
+        raise FormatError("no board found: the header has no rows below it", name)
     return out
+
+
+def read_records(path: str | os.PathLike[str], fmt: str = "auto") -> list[BoardRecord]:
+    """All records of a file (any format, auto-detected by default); raises FormatError on the first problem."""
+    return records_from_lines(_read_lines(Path(path)), str(path), fmt)
+
+
+def read_stream_records(stream: BinaryIO, name: str = STDIN_NAME, fmt: str = "auto") -> list[BoardRecord]:
+    """All records of a byte stream (standard input), with the same checks as a file."""
+    return records_from_lines(_decode_lines(stream, name), name, fmt)
+
+
+def iter_records(path: str | os.PathLike[str], fmt: str = "auto") -> Iterator[BoardRecord]:
+    """Every board of a file with its line number and extra fields. The whole file is validated first, so a bad
+    file raises FormatError before anything is yielded (no partial results downstream)."""
+    return iter(read_records(path, fmt))
 
 
 def read_boards(path: str | os.PathLike[str], fmt: str = "auto") -> list[Board]:
@@ -323,7 +375,8 @@ def format_board(board: Board, fmt: str = "line") -> str:
     if fmt == "line":
         return encode_cells(board)
     if fmt == "grid":
-        return "\n".join(",".join(str(v) for v in row) for row in board.rows())
+        width = 2 if board.n > 9 else 1  # aligned columns for two-digit values
+        return "\n".join(",".join(f"{v:0{width}d}" for v in row) for row in board.rows())
     if fmt == "kaggle":
         return encode_cells(board, empty="0")
     if fmt == "table":
@@ -346,7 +399,8 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
 
 
 def boards_to_text(boards: Sequence[Board], fmt: str = "line", solutions: Sequence[Board | None] | None = None) -> str:
-    """A whole file's text in a format; `kaggle` needs solutions (solved here when not given)."""
+    """A whole file's text in a format. `kaggle` needs solutions (solved here when not given); `table` writes a
+    `solution` column when solutions are given."""
     if fmt == "line":
         return "".join(format_board(b, "line") + "\n" for b in boards)
     if fmt == "grid":
@@ -364,9 +418,13 @@ def boards_to_text(boards: Sequence[Board], fmt: str = "line", solutions: Sequen
         for b, s in zip(boards, solutions):
             w.writerow([format_board(b, "kaggle"), format_board(s, "kaggle") if s is not None else ""])
     elif fmt == "table":
-        w.writerow(["puzzle"])
-        for b in boards:
-            w.writerow([format_board(b, "table")])
+        if solutions is None:
+            w.writerow(["puzzle"])
+            w.writerows([format_board(b, "table")] for b in boards)
+        else:
+            w.writerow(["puzzle", "solution"])
+            for b, s in zip(boards, solutions):
+                w.writerow([format_board(b, "table"), format_board(s, "table") if s is not None else ""])
     else:
         raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
     return buf.getvalue()
