@@ -128,3 +128,33 @@ def mixed_corpus(per_file: int, generated: dict[int, int], seed: int = 0,
     for n, count in generated.items():
         pairs.extend(random_unique_puzzle(n, rng, keep=0.4 if n <= 9 else 0.5) for _ in range(count))
     return pairs
+
+
+def cell_index(name: str, n: int = 9) -> int:
+    """'r2c10' -> 0-based cell index on a board of side n."""
+    row, col = name.lower().lstrip("r").split("c")
+    return (int(row) - 1) * n + int(col) - 1
+
+
+def marked_grid(n: int = 9, places: dict[int, Sequence[str]] | None = None,
+                candidates: dict[str, str] | None = None) -> CandidateGrid:
+    """A hand-made pencil-mark state on an empty board of side n, for hand-checked technique positions.
+
+    `places[digit]` is a picture of n strings of n characters: the digit stays a candidate only where the picture
+    has a non-'.' character. `candidates["r1c1"]` lists a cell's only candidates (e.g. "127"; digits above 9 are not
+    supported here).
+    """
+    grid = CandidateGrid.from_board(Board.empty(n))
+    for digit, picture in (places or {}).items():
+        assert len(picture) == n and all(len(line) == n for line in picture), "a picture has n lines of n cells"
+        for row, line in enumerate(picture):
+            for col, mark in enumerate(line):
+                if mark == ".":
+                    grid.eliminate(row * n + col, digit)
+    for name, digits in (candidates or {}).items():
+        cell = cell_index(name, n)
+        keep = {int(ch) for ch in digits}
+        for digit in range(1, n + 1):
+            if digit not in keep:
+                grid.eliminate(cell, digit)
+    return grid

@@ -9,17 +9,27 @@ from __future__ import annotations
 
 import pytest
 
-from ltn_sudoku.techniques import singles
+from ltn_sudoku.techniques import intersections, singles, subsets
 from ltn_sudoku.techniques.base import Finder
 from ltn_sudoku.techniques.reglib import load_cases
 
-MODULES = (singles,)
+MODULES = (singles, intersections, subsets)
 
 # code -> minimum share of its cases that must pass
 FLOORS: dict[str, float] = {
     "0000": 1.0,
     "0002": 1.0,
     "0003": 1.0,
+    "0100": 1.0,
+    "0101": 1.0,
+    "0110": 1.0,
+    "0111": 1.0,
+    "0200": 1.0,
+    "0201": 1.0,
+    "0202": 1.0,
+    "0210": 1.0,
+    "0211": 1.0,
+    "0212": 1.0,
 }
 
 

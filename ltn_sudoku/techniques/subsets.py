@@ -1,0 +1,181 @@
+"""Subsets: naked and hidden pairs, triples and quadruples.
+
+A naked subset is `size` cells of a unit whose candidates together are `size` digits: those digits leave every other
+cell of each unit the cells share. A hidden subset is `size` digits whose places in a unit are together `size` cells:
+those cells lose every other candidate. A naked pair or triple inside one box-line intersection that eliminates in
+both the box and the line is a Locked Pair / Triple (intersections.py) and is not reported again here, as in HoDoKu.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Sequence
+
+from ltn_sudoku.board import Geometry, iter_bits
+from ltn_sudoku.candidates import CandidateGrid, mask_digits
+from ltn_sudoku.techniques.base import Assignment, Step, Technique, make_step
+
+SUBSET_NAMES: dict[int, str] = {2: "Pair", 3: "Triple", 4: "Quadruple"}
+
+
+def small_unions(bits: Sequence[int], size: int) -> Iterator[tuple[tuple[int, ...], int]]:
+    """Every choice of `size` indices into `bits` whose OR has at most `size` set bits, with that OR.
+
+    Depth-first with pruning: a partial choice whose union is already too wide is dropped with all its extensions.
+    This one search serves naked subsets (cells -> digits), hidden subsets (digits -> cells) and basic fish
+    (lines -> cross lines).
+    """
+    count = len(bits)
+
+    def extend(start: int, chosen: tuple[int, ...], union: int) -> Iterator[tuple[tuple[int, ...], int]]:
+        need = size - len(chosen)
+        for i in range(start, count - need + 1):
+            wider = union | bits[i]
+            if wider.bit_count() > size:
+                continue
+            if need == 1:
+                yield (*chosen, i), wider
+            else:
+                yield from extend(i + 1, (*chosen, i), wider)
+
+    return extend(0, (), 0)
+
+
+def shared_units(geo: Geometry, cells: Sequence[int]) -> list[int]:
+    """The units (row, column, box) that contain every one of `cells`."""
+    return [u for u in geo.units_of_cell[cells[0]] if all(u in geo.units_of_cell[c] for c in cells[1:])]
+
+
+@dataclass(frozen=True)
+class NakedSubset:
+    """`cells` hold exactly the candidates `digits`; `eliminations` are those digits in the other cells of `units`."""
+
+    cells: tuple[int, ...]
+    digits: tuple[int, ...]
+    units: tuple[int, ...]
+    eliminations: tuple[Assignment, ...]
+    locked: bool  # in one box-line intersection, eliminating in both the box and the line (HoDoKu's Locked Subset)
+
+
+def naked_subsets(grid: CandidateGrid, size: int) -> list[NakedSubset]:
+    """Every naked subset of `size` cells that eliminates something, each cell set once."""
+    geo, masks, n = grid.geo, grid.masks, grid.n
+    seen: set[int] = set()
+    found: list[NakedSubset] = []
+    for unit_cells in geo.units:
+        pool = [c for c in unit_cells if masks[c] and masks[c].bit_count() <= size]
+        if len(pool) < size:
+            continue
+        for picks, digit_mask in small_unions([masks[c] for c in pool], size):
+            if digit_mask.bit_count() < size:
+                continue  # fewer digits than cells: a contradiction, not a subset
+            cells = tuple(pool[i] for i in picks)
+            key = sum(1 << c for c in cells)
+            if key in seen:
+                continue
+            seen.add(key)
+            units = shared_units(geo, cells)
+            eliminations: list[Assignment] = []
+            eliminated_in: set[str] = set()
+            box = geo.box[cells[0]]
+            for unit in units:
+                for other in geo.units[unit]:
+                    hit = masks[other] & digit_mask
+                    if hit and not key >> other & 1:
+                        eliminations.extend((other, d) for d in mask_digits(hit))
+                        if unit >= 2 * n or geo.box[other] != box:
+                            eliminated_in.add("box" if unit >= 2 * n else "line")
+            if not eliminations:
+                continue
+            locked = size <= 3 and eliminated_in == {"box", "line"}
+            found.append(NakedSubset(cells, mask_digits(digit_mask), tuple(units), tuple(eliminations), locked))
+    return found
+
+
+def naked_subset_step(grid: CandidateGrid, technique: str, subset: NakedSubset) -> Step:
+    pattern = f"{','.join(map(str, subset.digits))} in {grid.geo.cells_name(subset.cells)}"
+    return make_step(grid, technique, pattern, eliminations=subset.eliminations, cells=subset.cells,
+                     digits=subset.digits, units=subset.units)
+
+
+def _find_naked(grid: CandidateGrid, size: int) -> list[Step]:
+    technique = f"Naked {SUBSET_NAMES[size]}"
+    return [naked_subset_step(grid, technique, s) for s in naked_subsets(grid, size) if not s.locked]
+
+
+def _find_hidden(grid: CandidateGrid, size: int) -> list[Step]:
+    """Digits confined to `size` cells of a unit claim those cells."""
+    geo, masks, digit_cells = grid.geo, grid.masks, grid.digit_cells
+    technique = f"Hidden {SUBSET_NAMES[size]}"
+    seen: set[tuple[int, int]] = set()
+    steps: list[Step] = []
+    for unit, unit_bits in enumerate(geo.unit_bits):
+        open_cells = sum(1 for c in geo.units[unit] if masks[c])
+        if open_cells <= size:
+            continue
+        digits: list[int] = []
+        places: list[int] = []
+        for d in range(1, grid.n + 1):
+            where = digit_cells[d] & unit_bits
+            if where and where.bit_count() <= size:
+                digits.append(d)
+                places.append(where)
+        if len(digits) < size:
+            continue
+        for picks, cell_bits in small_unions(places, size):
+            if cell_bits.bit_count() < size:
+                continue  # more digits than places: a contradiction
+            chosen = tuple(digits[i] for i in picks)
+            digit_mask = sum(1 << (d - 1) for d in chosen)
+            if (cell_bits, digit_mask) in seen:
+                continue
+            seen.add((cell_bits, digit_mask))
+            cells = tuple(iter_bits(cell_bits))
+            eliminations = [(c, d) for c in cells for d in mask_digits(masks[c] & ~digit_mask)]
+            if eliminations:
+                pattern = f"{','.join(map(str, chosen))} in {geo.cells_name(cells)}"
+                steps.append(make_step(grid, technique, pattern, eliminations=eliminations, cells=cells,
+                                       digits=chosen, units=[unit]))
+    return steps
+
+
+def find_naked_pairs(grid: CandidateGrid) -> list[Step]:
+    """Two cells of a unit with the same two candidates."""
+    return _find_naked(grid, 2)
+
+
+def find_naked_triples(grid: CandidateGrid) -> list[Step]:
+    """Three cells of a unit whose candidates are three digits together."""
+    return _find_naked(grid, 3)
+
+
+def find_naked_quadruples(grid: CandidateGrid) -> list[Step]:
+    """Four cells of a unit whose candidates are four digits together."""
+    return _find_naked(grid, 4)
+
+
+def find_hidden_pairs(grid: CandidateGrid) -> list[Step]:
+    """Two digits with the same two places in a unit."""
+    return _find_hidden(grid, 2)
+
+
+def find_hidden_triples(grid: CandidateGrid) -> list[Step]:
+    """Three digits whose places in a unit are three cells together."""
+    return _find_hidden(grid, 3)
+
+
+def find_hidden_quadruples(grid: CandidateGrid) -> list[Step]:
+    """Four digits whose places in a unit are four cells together."""
+    return _find_hidden(grid, 4)
+
+
+TECHNIQUES: list[Technique] = [
+    Technique("Naked Pair", "Subsets", find_naked_pairs, score=60, level="Medium", hodoku_codes=("0200",)),
+    Technique("Naked Triple", "Subsets", find_naked_triples, score=80, level="Medium", hodoku_codes=("0201",)),
+    Technique("Hidden Pair", "Subsets", find_hidden_pairs, score=70, level="Medium", hodoku_codes=("0210",)),
+    Technique("Hidden Triple", "Subsets", find_hidden_triples, score=100, level="Medium", hodoku_codes=("0211",)),
+    Technique("Naked Quadruple", "Subsets", find_naked_quadruples, score=120, level="Hard", min_n=9,
+              hodoku_codes=("0202",)),
+    Technique("Hidden Quadruple", "Subsets", find_hidden_quadruples, score=150, level="Hard", min_n=9,
+              hodoku_codes=("0212",)),
+]
