@@ -210,8 +210,8 @@ def detect_format(lines: Sequence[str]) -> str:
     header = [h.strip().lower() for h in first.split(",")]
     if "quizzes" in header:
         return "kaggle"
-    if any(h in PUZZLE_COLUMNS for h in header):
-        return "table"
+    if any(h in PUZZLE_COLUMNS for h in header) or all(h[:1].isalpha() for h in header):
+        return "table"  # a header: it names a puzzle column, or at least looks like names, never like cell values
     if "," in first:
         return "grid"
     return "line"
@@ -344,7 +344,7 @@ def records_from_lines(lines: Sequence[str], name: str, fmt: str = "auto") -> li
     except BoardError as e:
         raise FormatError(str(e), name) from None
     if not out:
-        raise FormatError("no board found: the header has no rows below it", name)
+        raise FormatError("no board found: expected rows below the header", name)
     return out
 
 

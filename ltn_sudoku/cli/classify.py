@@ -55,11 +55,11 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def _out_format(out: Path) -> str:
     """The results format of --out, checked before any work so that a bad name costs nothing."""
+    if out.is_dir():
+        raise UsageError(f"--out {out}: is a directory: expected a file name")
     kind = OUT_FORMATS.get(out.suffix.lower())
     if kind is None:
         raise UsageError(f"--out {out}: unknown extension {out.suffix!r}: expected one of {', '.join(OUT_FORMATS)}")
-    if out.is_dir():
-        raise UsageError(f"--out {out}: is a directory: expected a file name")
     return kind
 
 

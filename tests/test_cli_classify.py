@@ -1,0 +1,186 @@
+"""`ltn-sudoku classify` / `classify-board` end to end: readable reports, JSON Lines, --out files, stdin and --board,
+and for every kind of bad input one located error line, exit status 2 and no (or an untouched) output file."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_io import BAD_FILES, SEED_4, SEED_9
+
+from ltn_sudoku.cli import build_parser, run_command
+from ltn_sudoku.paths import DATA_DIR
+
+SEED_9_SOLUTION = "281465973496173582357892614549627831623918457178354269734286195815749326962531748"
+IMPOSSIBLE_9 = "12345678." + "." * 35 + "9" + "." * 36
+JSON_KEYS = {"index", "line", "size", "closed", "valid", "conflicts", "solvable", "solutions", "solution", "moves"}
+
+
+def classify_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Run the command in-process (main() would change this process's SIGPIPE handling): (status, stdout, stderr)."""
+    try:
+        status = run_command(build_parser().parse_args(["classify", *argv]))
+    except SystemExit as e:  # argparse's own usage errors
+        status = int(e.code or 0)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture
+def three_boards(tmp_path: Path) -> Path:
+    """A line file with a unique, an impossible and a closed valid board, between comments."""
+    path = tmp_path / "three.txt"
+    path.write_text(f"# three kinds\n{SEED_9}\n\n{IMPOSSIBLE_9}\n# closed\n{SEED_9_SOLUTION}\n")
+    return path
+
+
+# ---- good input ----------------------------------------------------------------------------------------------------
+def test_text_report_of_the_seed_example(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = classify_cli(capsys, str(DATA_DIR / "examples" / "seed_9x9.csv"))
+    assert status == 0 and err == ""
+    assert "seed_9x9.csv: 9x9, 34 givens, open" in out
+    assert "| 2 . 1 | 4 . . | . . . |" in out and f"Solution: {SEED_9_SOLUTION}" in out
+    assert "r1c2: 3! 7! 8 9!" in out
+
+
+def test_multi_board_text_reports_name_each_board(capsys: pytest.CaptureFixture[str], three_boards: Path) -> None:
+    status, out, _ = classify_cli(capsys, str(three_boards))
+    assert status == 0
+    assert f"{three_boards}, board 2 (line 4): 9x9, 9 givens, open" in out
+    assert "No solution because cell r1c9 has no candidate" in out
+    assert "Q1 valid solution: yes" in out
+
+
+def test_json_lines_for_a_multi_board_file(capsys: pytest.CaptureFixture[str], three_boards: Path) -> None:
+    status, out, _ = classify_cli(capsys, str(three_boards), "--json")
+    assert status == 0
+    objects = [json.loads(line) for line in out.splitlines()]
+    assert [o["index"] for o in objects] == [0, 1, 2] and [o["line"] for o in objects] == [2, 4, 6]
+    assert all(JSON_KEYS <= set(o) for o in objects)
+    unique, impossible, closed = objects
+    assert (unique["solvable"], unique["solutions"], unique["solution"]) == (True, 1, SEED_9_SOLUTION)
+    assert sum(not m["dead_end"] for m in unique["moves"]) == 47  # one live digit per empty cell
+    assert (impossible["solvable"], impossible["solutions"], impossible["solution"]) == (False, 0, None)
+    assert all(m["dead_end"] for m in impossible["moves"])
+    assert impossible["no_solution_reason"] == "cell r1c9 has no candidate"
+    assert (closed["closed"], closed["valid"], closed["solvable"], closed["moves"]) == (True, True, None, [])
+
+
+def test_out_jsonl_matches_json_and_out_csv_is_flat(capsys: pytest.CaptureFixture[str], three_boards: Path,
+                                                   tmp_path: Path) -> None:
+    _, printed, _ = classify_cli(capsys, str(three_boards), "--json")
+    status, out, _ = classify_cli(capsys, str(three_boards), "--out", str(tmp_path / "r.jsonl"))
+    assert status == 0 and (tmp_path / "r.jsonl").read_text() == printed
+    assert out.strip().endswith(f"-> {tmp_path / 'r.jsonl'}") and "1 unique" in out and "1 impossible" in out
+    status, _, _ = classify_cli(capsys, str(three_boards), "--out", str(tmp_path / "sub" / "r.csv"))
+    rows = list(csv.DictReader(open(tmp_path / "sub" / "r.csv", newline="")))
+    assert status == 0 and len(rows) == 3
+    assert JSON_KEYS | {"dead_ends"} <= set(rows[0])
+    assert (rows[0]["solution"], rows[0]["moves"], rows[0]["dead_ends"]) == (SEED_9_SOLUTION, "98", "51")
+    assert [p.name for p in tmp_path.joinpath("sub").iterdir()] == ["r.csv"]  # no temporary file left
+
+
+def test_board_option_and_stdin(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    status, out, _ = classify_cli(capsys, "--board", "1.34 34.2 2143 432.", "--json")
+    board = json.loads(out)
+    assert status == 0 and board["solution"] == "1234341221434321" and board["index"] == 0
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(f"{SEED_4}\n{SEED_4}\n".encode())))
+    status, out, _ = classify_cli(capsys, "-", "--json")
+    assert status == 0 and [json.loads(line)["board"] for line in out.splitlines()] == [SEED_4] * 2
+
+
+def test_forced_format(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(DATA_DIR / "examples" / "unique_16x16.csv")
+    status, out, _ = classify_cli(capsys, path, "--format", "grid", "--json")
+    assert status == 0 and json.loads(out)["size"] == 16
+    status, _, err = classify_cli(capsys, path, "--format", "line")
+    assert status == 2 and err.startswith(f"error: {path}:2:1: 47 characters is not a board")
+
+
+@pytest.mark.parametrize("example", sorted(p.name for p in (DATA_DIR / "examples").glob("*.csv")))
+def test_every_example_classifies(capsys: pytest.CaptureFixture[str], example: str) -> None:
+    status, out, err = classify_cli(capsys, str(DATA_DIR / "examples" / example), "--json")
+    assert status == 0 and err == "" and JSON_KEYS <= set(json.loads(out))
+
+
+# ---- bad input -----------------------------------------------------------------------------------------------------
+def assert_one_error_line(err: str, prefix: str, message: str) -> None:
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith(f"error: {prefix}") and message in err
+
+
+@pytest.mark.parametrize(("name", "content", "where", "message"), BAD_FILES, ids=[b[0] for b in BAD_FILES])
+def test_bad_files_exit_2_with_one_located_line_and_no_output(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, content: str | bytes,
+        where: tuple[int | None, int | None], message: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    new, old = tmp_path / "new.csv", tmp_path / "old.jsonl"
+    old.write_text("previous results\n")
+    location = ":".join([str(path), *(str(x) for x in where if x is not None)])
+    for out in (new, old):
+        status, stdout, err = classify_cli(capsys, str(path), "--out", str(out))
+        assert status == 2 and stdout == ""
+        assert_one_error_line(err, f"{location}: ", message)
+    assert not new.exists() and old.read_text() == "previous results\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, "old.jsonl"])  # no temporary file either
+
+
+@pytest.mark.parametrize(("argv", "prefix", "message"), [
+    (["{tmp}/missing.txt"], "{tmp}/missing.txt: ", "no such file"),
+    (["{tmp}"], "{tmp}: ", "is a directory"),
+    (["--board", "1.34 34.2 2143"], "<board>:1:1: ", "12 characters is not a board"),
+    (["--board", "1.34 34.2 2153 432."], "<board>:1:13: ", "digit 5 is out of range for a 4x4 board"),
+    (["--board", "1.34 34.2 2143 432.", "--format", "grid"], "--format applies to files", ""),
+    (["{example}", "--out", "{tmp}/results.txt"], "--out {tmp}/results.txt: ", "expected one of .csv, .jsonl"),
+    (["{example}", "--out", "{tmp}"], "--out {tmp}: ", "is a directory"),
+])
+def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], prefix: str,
+                              message: str) -> None:
+    example = str(DATA_DIR / "examples" / "seed_4x4.csv")
+    status, out, err = classify_cli(capsys, *(a.format(tmp=tmp_path, example=example) for a in argv))
+    assert status == 2 and out == ""
+    assert_one_error_line(err, prefix.format(tmp=tmp_path), message)
+
+
+def test_empty_stdin(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    status, _, err = classify_cli(capsys, "-")
+    assert status == 2
+    assert_one_error_line(err, "<stdin>: ", "empty file")
+
+
+@pytest.mark.parametrize("argv", [[], ["x.txt", "--board", "1.34 34.2 2143 432."]])
+def test_source_is_required_and_unique(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    status, out, err = classify_cli(capsys, *argv)
+    assert status == 2 and out == "" and "usage:" in err
+
+
+def test_a_50_megabyte_line_through_the_cli(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "huge.txt"
+    with open(path, "wb") as f:
+        f.write(b"." * (50 * 1024 * 1024))
+    status, _, err = classify_cli(capsys, str(path), "--out", str(tmp_path / "r.csv"))
+    assert status == 2 and not (tmp_path / "r.csv").exists()
+    assert_one_error_line(err, f"{path}:1: ", "line is longer than")
+
+
+# ---- the installed entry points, as separate processes ------------------------------------------------------------
+def run_process(*code_and_args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *code_and_args], capture_output=True, text=True, timeout=120)
+
+
+def test_classify_board_script_and_module_entry_points(tmp_path: Path) -> None:
+    script = "import sys; from ltn_sudoku.cli import classify_board_main; sys.exit(classify_board_main())"
+    done = run_process("-c", script, str(DATA_DIR / "examples" / "seed_4x4.csv"), "--json")
+    assert done.returncode == 0 and json.loads(done.stdout)["solution"] == "1234341221434321"
+    bad = tmp_path / "bad.txt"
+    bad.write_text(f"{SEED_9}\n{SEED_9[:-1]}x\n")
+    done = run_process("-m", "ltn_sudoku", "classify", str(bad))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"error: {bad}:2:81: unexpected character 'x': expected a digit 1-9, '.' or '0'\n"
