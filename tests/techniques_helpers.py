@@ -3,11 +3,14 @@
 - `assert_sound(grid, steps, solution)`: every placement agrees with the solution, no elimination removes it.
 - `states_from_puzzle(...)`: diverse candidate grids of a puzzle (random extra solution cells placed).
 - `walk_sound(...)`: repeatedly apply the first step of any finder, checking every step found on the way.
+- `hodoku_exemplars(tag)`: HoDoKu's realistic puzzles for one technique, with the technique sets they need.
 """
 
 from __future__ import annotations
 
 import random
+import re
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ltn_sudoku.board import Board
@@ -158,3 +161,28 @@ def marked_grid(n: int = 9, places: dict[int, Sequence[str]] | None = None,
             if digit not in keep:
                 grid.eliminate(cell, digit)
     return grid
+
+
+@dataclass(frozen=True)
+class Exemplar:
+    """A puzzle of HoDoKu's exemplar file: solvable with the `before` set, then the technique `tag` (HoDoKu counted
+    `amount` for it), then the `after` set. Sets: 's' singles, 'ssts' Simple Sudoku's technique set, 'x' harder."""
+
+    puzzle: Board
+    before: str
+    tag: str
+    amount: int
+    after: str
+
+
+def hodoku_exemplars(tag: str) -> list[Exemplar]:
+    """The exemplars of one technique by HoDoKu's short tag ('xy', 'u1', 'hr', 'sc', ...), from lines like
+    '<puzzle> # s xy(5) s' (comment and library lines of the file are skipped)."""
+    found = []
+    for line in shared_file("techniques/hodoku_exemplars-1.0.txt").read_text(encoding="utf-8").splitlines():
+        puzzle, _, tags = line.partition("#")
+        match = re.fullmatch(r"\s*(\w+)\s+([a-z0-9]+)\((\d+)\)\s+(\w+)\s*", tags)
+        if puzzle.strip() and match and match.group(2) == tag:
+            before, _, amount, after = match.groups()
+            found.append(Exemplar(Board.from_string(puzzle.strip()), before, tag, int(amount), after))
+    return found
