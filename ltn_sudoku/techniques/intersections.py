@@ -10,7 +10,9 @@
 
 from __future__ import annotations
 
-from ltn_sudoku.board import iter_bits
+from functools import lru_cache
+
+from ltn_sudoku.board import geometry, iter_bits
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.techniques.base import Step, Technique, make_step
 from ltn_sudoku.techniques.subsets import naked_subset_step, naked_subsets
@@ -63,14 +65,33 @@ def find_locked_candidates_claiming(grid: CandidateGrid) -> list[Step]:
     return _find_locked_candidates(grid, pointing=False)
 
 
+@lru_cache(maxsize=None)
+def box_line_segments(n: int) -> tuple[tuple[int, ...], ...]:
+    """The cells where a box meets a row or a column (k cells each), for every box and line that cross."""
+    geo = geometry(n)
+    segments = []
+    for box in range(2 * n, 3 * n):
+        for line in range(2 * n):
+            cells = tuple(c for c in geo.units[box] if line in geo.units_of_cell[c])
+            if cells:
+                segments.append(cells)
+    return tuple(segments)
+
+
+def _find_locked_subsets(grid: CandidateGrid, size: int) -> list[Step]:
+    technique = "Locked Pair" if size == 2 else "Locked Triple"
+    found = naked_subsets(grid, size, box_line_segments(grid.n))
+    return [naked_subset_step(grid, technique, s) for s in found if s.locked]
+
+
 def find_locked_pairs(grid: CandidateGrid) -> list[Step]:
     """A naked pair in a box-line intersection clears both the box and the line."""
-    return [naked_subset_step(grid, "Locked Pair", s) for s in naked_subsets(grid, 2) if s.locked]
+    return _find_locked_subsets(grid, 2)
 
 
 def find_locked_triples(grid: CandidateGrid) -> list[Step]:
     """A naked triple in a box-line intersection clears both the box and the line."""
-    return [naked_subset_step(grid, "Locked Triple", s) for s in naked_subsets(grid, 3) if s.locked]
+    return _find_locked_subsets(grid, 3)
 
 
 TECHNIQUES: list[Technique] = [

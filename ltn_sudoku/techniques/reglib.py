@@ -2,7 +2,9 @@
 
 Line format (see ../shared/data/SOURCES.md): ``:<code[-variant|-x]>:<digits>:<grid>:<deleted>:<eliminations>:
 <placements>:<extra>:``. A case passes when one step of the finder has exactly the expected placements and
-eliminations; a ``-x`` case passes when the finder finds nothing.
+eliminations; a ``-x`` case passes when the finder finds nothing. A siamese fish case (codes 03xx1) passes when two
+fish steps on the same digit and the same base lines together have exactly the expected eliminations: HoDoKu merges
+such a pair into one step, our finders report the two fish apart.
 """
 
 from __future__ import annotations
@@ -54,14 +56,31 @@ class RegCase:
             grid.givens &= ~(1 << cell)
         return grid
 
+    @property
+    def siamese(self) -> bool:
+        """A siamese fish case: HoDoKu's 5-digit fish codes ending in 1 (03111 Siamese Finned Swordfish, ...)."""
+        return len(self.code) == 5 and self.code.startswith("03") and self.code.endswith("1")
+
     def passes(self, steps: Iterable[Step]) -> bool:
         """True if the finder's steps answer this case (see module docstring)."""
         found = list(steps)
         if self.must_fail:
             return not found
+        if self.siamese:
+            return self._siamese_pair_in(found)
         return any(
             frozenset(s.eliminations) == self.eliminations and frozenset(s.placements) == self.placements for s in found
         )
+
+    def _siamese_pair_in(self, steps: list[Step]) -> bool:
+        """Two fish on one digit and one base (fish steps list their base units first, then as many cover units)."""
+        for i, first in enumerate(steps):
+            base = first.units[: len(first.units) // 2]
+            for second in steps[i + 1:]:
+                if (second.digits == first.digits and second.units[: len(second.units) // 2] == base
+                        and frozenset(first.eliminations) | frozenset(second.eliminations) == self.eliminations):
+                    return True
+        return False
 
     def check(self, finder: Finder) -> bool:
         return self.passes(finder(self.grid()))

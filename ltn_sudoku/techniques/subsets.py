@@ -9,7 +9,7 @@ both the box and the line is a Locked Pair / Triple (intersections.py) and is no
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from ltn_sudoku.board import Geometry, iter_bits
 from ltn_sudoku.candidates import CandidateGrid, mask_digits
@@ -18,12 +18,11 @@ from ltn_sudoku.techniques.base import Assignment, Step, Technique, make_step
 SUBSET_NAMES: dict[int, str] = {2: "Pair", 3: "Triple", 4: "Quadruple"}
 
 
-def small_unions(bits: Sequence[int], size: int) -> Iterator[tuple[tuple[int, ...], int]]:
-    """Every choice of `size` indices into `bits` whose OR has at most `size` set bits, with that OR.
+def pruned_choices(bits: Sequence[int], size: int, fits: Callable[[int], bool]) -> Iterator[tuple[tuple[int, ...], int]]:
+    """Every choice of `size` indices into `bits` whose OR satisfies `fits`, with that OR.
 
-    Depth-first with pruning: a partial choice whose union is already too wide is dropped with all its extensions.
-    This one search serves naked subsets (cells -> digits), hidden subsets (digits -> cells) and basic fish
-    (lines -> cross lines).
+    `fits` must be monotone (once a union fails, every wider union fails too), so a partial choice that fails is
+    dropped with all its extensions: the search stays small when most choices fail early.
     """
     count = len(bits)
 
@@ -31,7 +30,7 @@ def small_unions(bits: Sequence[int], size: int) -> Iterator[tuple[tuple[int, ..
         need = size - len(chosen)
         for i in range(start, count - need + 1):
             wider = union | bits[i]
-            if wider.bit_count() > size:
+            if not fits(wider):
                 continue
             if need == 1:
                 yield (*chosen, i), wider
@@ -39,6 +38,15 @@ def small_unions(bits: Sequence[int], size: int) -> Iterator[tuple[tuple[int, ..
                 yield from extend(i + 1, (*chosen, i), wider)
 
     return extend(0, (), 0)
+
+
+def small_unions(bits: Sequence[int], size: int) -> Iterator[tuple[tuple[int, ...], int]]:
+    """Every choice of `size` indices into `bits` whose OR has at most `size` set bits, with that OR.
+
+    The one search behind naked subsets (cells -> digits), hidden subsets (digits -> cells) and basic fish
+    (lines -> cross lines).
+    """
+    return pruned_choices(bits, size, lambda union: union.bit_count() <= size)
 
 
 def shared_units(geo: Geometry, cells: Sequence[int]) -> list[int]:
@@ -57,12 +65,16 @@ class NakedSubset:
     locked: bool  # in one box-line intersection, eliminating in both the box and the line (HoDoKu's Locked Subset)
 
 
-def naked_subsets(grid: CandidateGrid, size: int) -> list[NakedSubset]:
-    """Every naked subset of `size` cells that eliminates something, each cell set once."""
+def naked_subsets(grid: CandidateGrid, size: int, groups: Sequence[Sequence[int]] | None = None) -> list[NakedSubset]:
+    """Every naked subset of `size` cells that eliminates something, each cell set once.
+
+    The cells are looked for inside each of `groups` (default: every unit; locked subsets pass the box-line
+    intersections, where they must lie); eliminations always cover every unit the cells share.
+    """
     geo, masks, n = grid.geo, grid.masks, grid.n
     seen: set[int] = set()
     found: list[NakedSubset] = []
-    for unit_cells in geo.units:
+    for unit_cells in geo.units if groups is None else groups:
         pool = [c for c in unit_cells if masks[c] and masks[c].bit_count() <= size]
         if len(pool) < size:
             continue
