@@ -1,0 +1,197 @@
+"""The human-technique engine: easiest technique that makes progress, restart from the easiest after each step.
+
+When no technique applies, the engine falls back to exact search and says so: it places one cell of the solution
+(a "Brute Force" step, as HoDoKu does) and goes on with logic; the result is marked `guessed`. Level and score
+follow HoDoKu 2.2: the score is the sum of the applied steps' scores, the level the hardest technique used, bumped
+up while the score exceeds the level's maximum (Easy 800, Medium 1000, Hard 1600, Unfair 1800).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from ltn_sudoku.board import Board
+from ltn_sudoku.candidates import CandidateGrid, Contradiction
+from ltn_sudoku.exact import solutions as exact_solutions
+from ltn_sudoku.memory import MemoryTracker
+from ltn_sudoku.techniques.base import Step, Technique
+from ltn_sudoku.techniques.registry import priority, resolve
+
+LEVELS: tuple[str, ...] = ("Easy", "Medium", "Hard", "Unfair", "Extreme")
+LEVEL_MAX_SCORE: dict[str, float] = {"Easy": 800, "Medium": 1000, "Hard": 1600, "Unfair": 1800, "Extreme": float("inf")}
+SEARCH_TECHNIQUE = "Brute Force"
+SEARCH_SCORE = 10_000  # HoDoKu's score for a brute-force step
+
+
+def level_for(levels_used: Iterable[str], score: int) -> str:
+    """HoDoKu's rule: the hardest level used, bumped while the score exceeds that level's maximum."""
+    index = max((LEVELS.index(lv) for lv in levels_used), default=0)
+    while score > LEVEL_MAX_SCORE[LEVELS[index]] and index < len(LEVELS) - 1:
+        index += 1
+    return LEVELS[index]
+
+
+@dataclass(frozen=True)
+class Applicable:
+    """What one technique finds on a grid right now."""
+
+    technique: Technique
+    steps: tuple[Step, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.steps)
+
+    @property
+    def progress(self) -> int:
+        """Candidates settled by the best step: placements count as the candidates they remove."""
+        return max((len(s.placements) * 4 + len(s.eliminations) for s in self.steps), default=0)
+
+
+@dataclass
+class SolveResult:
+    """The explained solving path of one puzzle."""
+
+    puzzle: Board
+    steps: list[Step] = field(default_factory=list)
+    final: Board | None = None
+    solutions: int = 0  # 0, 1 or 2 (= at least two), from the exact solver
+    solved: bool = False  # the path reached a complete grid
+    guessed: bool = False  # search was needed (Brute Force steps)
+    score: int = 0
+    level: str | None = None  # None when the puzzle has no solution
+    reason: str | None = None  # why the path stopped early, if it did
+
+    @property
+    def logic_only(self) -> bool:
+        return self.solved and not self.guessed
+
+
+def _best_step(steps: Sequence[Step]) -> Step:
+    """The step with the most effect (placements first); the finder's order breaks ties."""
+    return max(steps, key=lambda s: (len(s.placements), len(s.eliminations)))
+
+
+class Engine:
+    """An ordered technique pipeline with a search fallback.
+
+    `techniques`: names (or Technique objects) in the order to try them; None = every technique in HoDoKu's order.
+    `uniqueness`: allow techniques that assume a unique solution (they are always off for boards without one).
+    `fallback`: when stuck, place one solution cell found by exact search (marked `guessed`) instead of stopping.
+    """
+
+    def __init__(
+        self,
+        techniques: Sequence[str | Technique] | None = None,
+        *,
+        uniqueness: bool = True,
+        fallback: bool = True,
+        tracker: MemoryTracker | None = None,
+        max_steps: int = 100_000,
+    ) -> None:
+        self._requested = techniques
+        self.uniqueness = uniqueness
+        self.fallback = fallback
+        self.tracker = tracker
+        self.max_steps = max_steps
+
+    def techniques(self, size: int, unique: bool = True) -> list[Technique]:
+        """The pipeline for a board side; uniqueness techniques only when allowed and the puzzle is unique."""
+        allow = self.uniqueness and unique
+        req = self._requested
+        if req is not None and all(isinstance(t, Technique) for t in req):
+            chosen = [t for t in req if isinstance(t, Technique)]
+            return [t for t in chosen if (allow or not t.uniqueness) and size >= t.min_n]
+        names = None if req is None else [t.name if isinstance(t, Technique) else t for t in req]
+        return resolve(names, uniqueness=allow, size=size)
+
+    # ---- one step -------------------------------------------------------------------------------------------------
+    def _run(self, technique: Technique, grid: CandidateGrid) -> list[Step]:
+        start = time.perf_counter()
+        steps = technique.finder(grid)
+        if self.tracker is not None:
+            self.tracker.record_try(technique.name, len(steps), time.perf_counter() - start)
+        return steps
+
+    def next_step(self, grid: CandidateGrid, pipeline: Sequence[Technique]) -> tuple[Technique, Step] | None:
+        """The first technique in order that finds something, and its best step."""
+        for technique in pipeline:
+            steps = self._run(technique, grid)
+            if steps:
+                return technique, _best_step(steps)
+        return None
+
+    def applicable(self, board: Board, grid: CandidateGrid | None = None) -> list[Applicable]:
+        """Every technique of the pipeline with the steps it finds on the board now (empty when it does not apply)."""
+        grid = grid or CandidateGrid.from_board(board)
+        unique = len(exact_solutions(board, 2)) == 1
+        return [Applicable(t, tuple(self._run(t, grid))) for t in self.techniques(board.n, unique)]
+
+    @staticmethod
+    def recommend(found: Sequence[Applicable]) -> list[Applicable]:
+        """Applicable techniques ranked: easiest (HoDoKu order) first, more progress first among equals."""
+        return sorted((a for a in found if a.steps), key=lambda a: (priority(a.technique), -a.progress))
+
+    # ---- the whole path -------------------------------------------------------------------------------------------
+    def solve(self, board: Board) -> SolveResult:
+        """Solve by techniques, falling back to search when stuck (if allowed); explained step by step."""
+        result = SolveResult(puzzle=board)
+        if self.tracker is not None:
+            self.tracker.start_puzzle()
+        try:
+            grid = CandidateGrid.from_board(board)
+        except Contradiction as e:
+            result.reason = f"the givens conflict: {e}"
+            result.final = board
+            return result
+        found = exact_solutions(board, 2)
+        result.solutions = len(found)
+        if not found:
+            result.reason = "the puzzle has no solution" + (f" ({grid.dead_end()})" if grid.dead_end() else "")
+            result.final = board
+            return result
+        reference = found[0]
+        pipeline = self.techniques(board.n, unique=len(found) == 1)
+        levels: list[str] = []
+        for _ in range(self.max_steps):
+            if grid.is_solved:
+                break
+            start = time.perf_counter()
+            hit = self.next_step(grid, pipeline)
+            if hit is None:
+                if not self.fallback:
+                    result.reason = "no technique of the pipeline applies"
+                    break
+                technique_level, step = "Extreme", self._search_step(grid, reference)
+                score = SEARCH_SCORE
+                result.guessed = True
+            else:
+                technique, step = hit
+                technique_level, score = technique.level, technique.score
+            grid.apply(step)
+            result.steps.append(step)
+            result.score += score
+            levels.append(technique_level)
+            if self.tracker is not None:
+                self.tracker.record_step(step, grid.geo, time.perf_counter() - start)
+        else:
+            result.reason = f"stopped after {self.max_steps} steps"
+        result.final = grid.to_board()
+        result.solved = grid.is_solved
+        if result.solved:
+            result.level = level_for(levels, result.score)
+        return result
+
+    @staticmethod
+    def _search_step(grid: CandidateGrid, solution: Board) -> Step:
+        """Place the solution's digit in the empty cell with the fewest candidates (HoDoKu's brute-force step)."""
+        cell = min(grid.empty_cells(), key=lambda c: (grid.count(c), c))
+        digit = solution.values[cell]
+        if not grid.has(cell, digit):
+            # earlier steps assumed uniqueness and removed this solution's digit: the puzzle has several solutions
+            raise Contradiction(f"{grid.geo.cell_name(cell)}: solution digit {digit} was eliminated")
+        name = grid.geo.cell_name(cell)
+        return Step(SEARCH_TECHNIQUE, placements=((cell, digit),), cells=(cell,), digits=(digit,),
+                    text=f"{SEARCH_TECHNIQUE}: {name}={digit} (no technique applies; value taken from exact search)")
