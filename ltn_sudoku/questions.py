@@ -17,6 +17,9 @@ from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.exact import solutions, solve
 
 SOLUTION_LIMIT = 2  # solutions are counted up to 2: 0 impossible, 1 unique, 2 "at least two"
+# Up to this many solutions are enumerated in one search: when that is all of them, they settle every move at once,
+# which is several times faster than a search per move on boards with a few solutions (scripts/bench_classify.py).
+ENUMERATED_SOLUTIONS = 32
 
 
 class ReportSection(Protocol):
@@ -126,15 +129,13 @@ def _possible_moves(board: Board) -> list[tuple[int, int]]:
 def _dead_end_flags(board: Board, moves: list[tuple[int, int]], found: list[Board], backend: str) -> list[bool]:
     """Whether each move leaves no solution, with as few searches as possible.
 
-    A move that agrees with a known solution is alive. With no solution every move is dead; with a unique one every
-    other move is. With several, each remaining move gets one search for a single solution, and every solution found
-    that way also clears the later moves that agree with it.
+    A move that agrees with a known solution is alive. When `found` holds every solution (no more than
+    ENUMERATED_SOLUTIONS: none, a unique one, or a few), every other move is dead. Otherwise each remaining move gets
+    one search for a single solution, and every solution found that way also clears the later moves agreeing with it.
     """
-    if not found:
-        return [True] * len(moves)
     empty = board.empty_cells
     alive = {(c, s.values[c]) for s in found for c in empty}
-    if len(found) == 1:
+    if len(found) <= ENUMERATED_SOLUTIONS:
         return [m not in alive for m in moves]
     flags = []
     for cell, digit in moves:
@@ -161,13 +162,13 @@ def classify(board: Board, backend: str = "auto") -> Report:
     if board.is_closed:
         valid = not conflicts
         return Report(board, tuple(conflicts), int(valid), board if valid else None)
-    found = [] if conflicts else solutions(board, limit=SOLUTION_LIMIT, backend=backend)
+    found = [] if conflicts else solutions(board, limit=ENUMERATED_SOLUTIONS + 1, backend=backend)
     moves = _possible_moves(board)
     flags = _dead_end_flags(board, moves, found, backend)
     return Report(
         board=board,
         conflicts=tuple(conflicts),
-        solution_count=len(found),
+        solution_count=min(len(found), SOLUTION_LIMIT),
         solution=found[0] if found else None,
         moves=tuple(Move(c, d, dead, board.n) for (c, d), dead in zip(moves, flags)),
         no_solution_reason=None if found else _no_solution_reason(board, conflicts),

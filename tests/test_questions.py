@@ -75,8 +75,16 @@ def test_seed_examples_are_solvable_with_their_unique_solution(text: str, soluti
 
 
 # ---- against brute force -------------------------------------------------------------------------------------------
+@pytest.fixture(params=["enumerated", "searched"])
+def dead_end_strategy(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both ways to settle moves: from all solutions enumerated at once, or (limit forced to 1) a search per move."""
+    if request.param == "searched":
+        monkeypatch.setattr(questions, "ENUMERATED_SOLUTIONS", 1)
+    return str(request.param)
+
+
 @pytest.mark.parametrize("seed", range(4))
-def test_4x4_answers_match_brute_force_over_all_grids(seed: int) -> None:
+def test_4x4_answers_match_brute_force_over_all_grids(seed: int, dead_end_strategy: str) -> None:
     kinds = set()
     for board in random_4x4_boards(60, seed):
         report = classify(board)
@@ -115,18 +123,25 @@ def puzzles_9x9(seed: int) -> list[Board]:
     for b in base:
         filled = [c for c in range(81) if b.values[c]]
         boards.append(b.with_values((c, 0) for c in rng.sample(filled, 12)))
+        boards.append(b.with_values((c, 0) for c in rng.sample(filled, len(filled) // 2)))
         boards.append(changed_given(b, rng))
     return boards
 
 
+@lru_cache(maxsize=None)
+def exact_truth(board: Board) -> tuple[int, dict[tuple[int, int], bool]]:
+    """(solution count up to 2, dead-end flag per basic-rule move), by the pure-Python search, one count per move."""
+    return count_solutions(board, 2, backend="python"), {
+        (c, d): count_solutions(board.with_value(c, d), 1, backend="python") == 0 for c, d in basic_rule_moves(board)}
+
+
 @pytest.mark.parametrize("seed", range(2))
-def test_9x9_dead_ends_match_a_count_per_move(seed: int) -> None:
+def test_9x9_dead_ends_match_a_count_per_move(seed: int, dead_end_strategy: str) -> None:
     counts = set()
     for board in puzzles_9x9(seed):
         report = classify(board)
-        assert report.solution_count == count_solutions(board, 2, backend="python")
-        truth = {(c, d): count_solutions(board.with_value(c, d), 1, backend="python") == 0
-                 for c, d in basic_rule_moves(board)}
+        count, truth = exact_truth(board)
+        assert report.solution_count == count
         assert_moves_match(report, truth)
         assert report.solution is None or (report.solution.is_valid_solution and all(
             v in (0, report.solution.values[c]) for c, v in enumerate(board.values)))
@@ -141,6 +156,13 @@ def test_backends_agree(backend: str) -> None:
     assert report.solution_count == reference.solution_count == 2
     assert report.moves == reference.moves
     assert report.solution is not None and report.solution.is_valid_solution
+
+
+def test_a_few_solutions_settle_every_move_without_a_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(questions, "solve", lambda b, backend: pytest.fail("no per-move search expected"))
+    board = Board.from_string(SEED_9).with_values([(0, 0), (2, 0), (3, 0), (10, 0), (14, 0)])  # 6 solutions
+    report = classify(board)
+    assert report.solution_count == 2 and 0 < report.dead_ends < len(report.moves)
 
 
 def test_many_solutions_need_few_searches(monkeypatch: pytest.MonkeyPatch) -> None:
