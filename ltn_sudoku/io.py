@@ -310,7 +310,7 @@ def _iter_csv(lines: Sequence[str], path: str, kaggle: bool) -> Iterator[BoardRe
                               path, number)
         col = sum(len(f) + 1 for f in row[:column]) + 1
         board = decode_cells(row[column].strip(), path, number, col)
-        fields = {h: v for i, (h, v) in enumerate(zip(header, row)) if i != column}
+        fields = {h: v for i, (h, v) in enumerate(zip(header, row, strict=True)) if i != column}
         for name in SOLUTION_COLUMNS:
             if fields.get(name):
                 sol_col = sum(len(f) + 1 for f in row[: header.index(name)]) + 1
@@ -415,7 +415,7 @@ def boards_to_text(boards: Sequence[Board], fmt: str = "line", solutions: Sequen
 
             solutions = [solve(b) for b in boards]
         w.writerow(["quizzes", "solutions"])
-        for b, s in zip(boards, solutions):
+        for b, s in zip(boards, solutions, strict=True):
             w.writerow([format_board(b, "kaggle"), format_board(s, "kaggle") if s is not None else ""])
     elif fmt == "table":
         if solutions is None:
@@ -423,7 +423,7 @@ def boards_to_text(boards: Sequence[Board], fmt: str = "line", solutions: Sequen
             w.writerows([format_board(b, "table")] for b in boards)
         else:
             w.writerow(["puzzle", "solution"])
-            for b, s in zip(boards, solutions):
+            for b, s in zip(boards, solutions, strict=True):
                 w.writerow([format_board(b, "table"), format_board(s, "table") if s is not None else ""])
     else:
         raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")

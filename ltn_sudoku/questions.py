@@ -25,7 +25,10 @@ ENUMERATED_SOLUTIONS = 32
 class ReportSection(Protocol):
     """A further answer attached to a Report, e.g. Q3 (heuristics, steps, level) or the LTN model's predictions."""
 
-    title: str
+    @property
+    def title(self) -> str:
+        """The heading of the section in the text report."""
+        ...
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready top-level keys merged into Report.as_dict()."""
@@ -170,6 +173,6 @@ def classify(board: Board, backend: str = "auto") -> Report:
         conflicts=tuple(conflicts),
         solution_count=min(len(found), SOLUTION_LIMIT),
         solution=found[0] if found else None,
-        moves=tuple(Move(c, d, dead, board.n) for (c, d), dead in zip(moves, flags)),
+        moves=tuple(Move(c, d, dead, board.n) for (c, d), dead in zip(moves, flags, strict=True)),
         no_solution_reason=None if found else _no_solution_reason(board, conflicts),
     )

@@ -18,7 +18,7 @@ def _side_by_side(left: list[str], right: list[str], gap: int = 4) -> list[str] 
     width = max(len(s) for s in left)
     if width + gap + max(len(s) for s in right) > LINE_WIDTH:
         return None
-    return [a.ljust(width + gap) + b for a, b in zip(left, right)]
+    return [a.ljust(width + gap) + b for a, b in zip(left, right, strict=True)]
 
 
 def _drawings(report: Report) -> list[str]:

@@ -167,9 +167,14 @@ def test_a_few_solutions_settle_every_move_without_a_search(monkeypatch: pytest.
 
 def test_many_solutions_need_few_searches(monkeypatch: pytest.MonkeyPatch) -> None:
     """On an empty board every one of the 729 moves is alive; each witness solution clears many of them at once."""
-    calls = []
+    calls: list[Board] = []
     real_solve = questions.solve
-    monkeypatch.setattr(questions, "solve", lambda b, backend: calls.append(b) or real_solve(b, backend=backend))
+
+    def counted_solve(board: Board, backend: str) -> Board | None:
+        calls.append(board)
+        return real_solve(board, backend=backend)
+
+    monkeypatch.setattr(questions, "solve", counted_solve)
     report = classify(Board.empty(9))
     assert len(report.moves) == 729 and report.dead_ends == 0 and report.solution_count == 2
     assert len(calls) < 729 // 3  # each witness clears dozens of moves: far fewer searches than moves

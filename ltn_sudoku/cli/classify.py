@@ -74,9 +74,10 @@ def _read_input(args: argparse.Namespace) -> tuple[str, list[BoardRecord]]:
     return args.path, read_records(args.path, args.format)
 
 
-def _progress(records: list[BoardRecord], quiet_stdout: bool) -> Iterable[BoardRecord]:
-    """A progress bar on stderr for multi-board inputs, only when a person watches it and stdout is not mixed in."""
-    show = len(records) > 1 and sys.stderr.isatty() and quiet_stdout
+def _progress(records: list[BoardRecord], writing_file: bool) -> Iterable[BoardRecord]:
+    """A progress bar on stderr for multi-board inputs, only when a person watches it and the reports do not go to
+    the same terminal."""
+    show = len(records) > 1 and sys.stderr.isatty() and (writing_file or not sys.stdout.isatty())
     return tqdm(records, unit="board", disable=not show, file=sys.stderr)
 
 
@@ -112,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     name, records = _read_input(args)
     results: list[dict[str, object]] = []
     kinds: Counter[str] = Counter()
-    for index, record in enumerate(_progress(records, quiet_stdout=out_kind is not None)):
+    for index, record in enumerate(_progress(records, writing_file=out_kind is not None)):
         report = classify(record.board, backend=args.backend)
         kinds[_kind(report)] += 1
         if out_kind == "jsonl":
