@@ -81,6 +81,14 @@ def test_pair_in_an_intersection_that_only_clears_the_line_is_a_naked_pair() -> 
         (cell_index(f"r1c{c}"), d) for d in (1, 2) for c in range(4, 10))
 
 
+def test_pair_that_only_clears_its_intersection_is_locked_as_in_hodoku() -> None:
+    others = {name: "3456789" for name in ("r2c1", "r2c2", "r2c3", "r3c1", "r3c2", "r3c3")}
+    others.update({f"r1c{c}": "3456789" for c in range(4, 10)})
+    grid = marked_grid(candidates={"r1c1": "12", "r1c2": "12", "r1c3": "123", **others})
+    assert [s.text for s in find_locked_pairs(grid)] == ["Locked Pair: 1,2 in r1c1,r1c2 => r1c3<>1, r1c3<>2"]
+    assert find_naked_pairs(grid) == []
+
+
 def test_locked_triple() -> None:
     grid = marked_grid(candidates={"r2c4": "12", "r2c5": "23", "r2c6": "13"})
     steps = run_pure(grid, find_locked_triples)

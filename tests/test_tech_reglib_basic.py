@@ -1,51 +1,42 @@
-"""HoDoKu regression library, per technique code, for the basic families (singles to single-digit patterns).
+"""HoDoKu's own test data for the basic families (singles to single-digit patterns).
 
-Each code's pass rate must not drop below what the finders reach today (FLOORS); the cases that still fail are
-listed in docs/techniques_basic.md with the reason. The finder for a code is the technique whose `hodoku_codes`
-names it.
+- Regression library: per technique code, the pass rate must not drop below what the finders reach today (FLOORS),
+  with the library's criterion (reglib.py) and with HoDoKu's stricter one (every step on the case's digits agrees).
+- Exemplars: puzzles HoDoKu solves with singles (or simple techniques) plus one named technique; our pipeline must
+  solve them and use that technique on the way.
+Failing cases and divergences are listed with their reasons in docs/techniques_basic.md.
 """
 
 from __future__ import annotations
 
+import re
+from functools import partial
+
 import pytest
 
-from ltn_sudoku.techniques import fish, intersections, singles, subsets
-from ltn_sudoku.techniques.base import Finder
-from ltn_sudoku.techniques.reglib import load_cases
+from ltn_sudoku.board import Board
+from ltn_sudoku.paths import shared_file
+from ltn_sudoku.techniques import fish, intersections, single_digit, singles, subsets
+from ltn_sudoku.techniques.base import Finder, Step, Technique
+from ltn_sudoku.techniques.reglib import RegCase, load_cases
+from ltn_sudoku.techniques.registry import priority
+from tests.techniques_helpers import walk_sound
 
-MODULES = (singles, intersections, subsets, fish)
+TECHNIQUES: list[Technique] = sorted(
+    singles.TECHNIQUES + intersections.TECHNIQUES + subsets.TECHNIQUES + fish.TECHNIQUES + single_digit.TECHNIQUES,
+    key=priority)
+BY_CODE: dict[str, Technique] = {code: t for t in TECHNIQUES for code in t.hodoku_codes}
 
 # code -> minimum share of its cases that must pass
-FLOORS: dict[str, float] = {
-    "0000": 1.0,
-    "0002": 1.0,
-    "0003": 1.0,
-    "0100": 1.0,
-    "0101": 1.0,
-    "0110": 1.0,
-    "0111": 1.0,
-    "0200": 1.0,
-    "0201": 1.0,
-    "0202": 1.0,
-    "0210": 1.0,
-    "0211": 1.0,
-    "0212": 1.0,
-    "0300": 1.0,
-    "0301": 1.0,
-    "0302": 1.0,
-    "0310": 1.0,
-    "0311": 1.0,
-    "0312": 1.0,
-    "0320": 1.0,
-    "0321": 1.0,
-    "0322": 1.0,
-    "03111": 1.0,
-    "03121": 1.0,
-    "03211": 1.0,
-    "03221": 1.0,
-}
+FLOORS: dict[str, float] = {code: 1.0 for code in (
+    "0000", "0002", "0003",
+    "0100", "0101", "0110", "0111",
+    "0200", "0201", "0202", "0210", "0211", "0212",
+    "0300", "0301", "0302", "0310", "0311", "0312", "0320", "0321", "0322", "03111", "03121", "03211", "03221",
+    "0400", "0401", "0402", "0403", "0404", "0405",
+)}
 
-# A siamese fish joins two fish on the same base lines, finned or sashimi alike: its finder is both of that size.
+# A siamese fish joins two fish on one base, finned or sashimi alike: its finder is both finders of that size.
 SIAMESE_PARTS: dict[str, tuple[str, str]] = {
     "03111": ("0311", "0321"),
     "03211": ("0311", "0321"),
@@ -54,28 +45,82 @@ SIAMESE_PARTS: dict[str, tuple[str, str]] = {
 }
 
 
-def finder_for(code: str) -> Finder:
-    if code in SIAMESE_PARTS:
-        parts = [finder_for(part) for part in SIAMESE_PARTS[code]]
+def finder_for(case: RegCase) -> Finder:
+    """The finder for a case, with the options HoDoKu's regression tester sets for it."""
+    if case.code in SIAMESE_PARTS:
+        parts = [BY_CODE[part].finder for part in SIAMESE_PARTS[case.code]]
         return lambda grid: [step for part in parts for step in part(grid)]
-    for module in MODULES:
-        for technique in module.TECHNIQUES:
-            if code in technique.hodoku_codes:
-                return technique.finder
-    raise KeyError(code)
+    if case.code == "0405" or (case.code == "0402" and case.variant == "1"):
+        return partial(single_digit.find_empty_rectangles, two_candidates=True)
+    return BY_CODE[case.code].finder
+
+
+def hodoku_agrees(case: RegCase, steps: list[Step]) -> bool:
+    """HoDoKu's criterion: some step on the case's digits, and every such step has exactly the expected effects."""
+    mine = [s for s in steps if set(s.digits) == set(case.digits)]
+    return bool(mine) and all(frozenset(s.eliminations) == case.eliminations
+                              and frozenset(s.placements) == case.placements for s in mine)
 
 
 @pytest.mark.parametrize("code", sorted(FLOORS))
 def test_reglib_pass_rate(code: str) -> None:
     cases = load_cases(codes=[code])
     assert cases, f"no cases for {code}"
-    finder = finder_for(code)
-    failed = [case.line for case in cases if not case.check(finder)]
+    failed = [case.line for case in cases if not case.check(finder_for(case))]
     rate = 1 - len(failed) / len(cases)
     assert rate >= FLOORS[code], f"{code}: {rate:.1%} < {FLOORS[code]:.1%}; failing lines {failed}"
 
 
+@pytest.mark.parametrize("code", sorted(c for c in FLOORS if c not in SIAMESE_PARTS and c not in ("0404", "0405")))
+def test_reglib_hodoku_criterion(code: str) -> None:
+    failed = [case.line for case in load_cases(codes=[code]) if not hodoku_agrees(case, finder_for(case)(case.grid()))]
+    assert not failed, f"{code}: steps on the case's digits disagree with HoDoKu at lines {failed}"
+
+
 def test_every_floor_code_is_claimed_by_one_technique() -> None:
-    claimed = [code for module in MODULES for t in module.TECHNIQUES for code in t.hodoku_codes]
+    claimed = [code for t in TECHNIQUES for code in t.hodoku_codes]
     assert len(claimed) == len(set(claimed))
     assert set(FLOORS) - set(SIAMESE_PARTS) <= set(claimed)
+
+
+# ---- exemplars ---------------------------------------------------------------------------------------------------
+# HoDoKu tries a finned and a sashimi fish of one size in one search and keeps the best step, so its exemplar of one
+# may be solved by the other here.
+SAME_FISH: dict[str, str] = {"0310": "0320", "0320": "0310", "0311": "0321", "0321": "0311", "0312": "0322",
+                             "0322": "0312"}
+
+
+def exemplars() -> list[tuple[str, str, str]]:
+    """(section code, puzzle, tags) for each exemplar that needs one of our techniques between singles / simple
+    techniques ('s' / 'ssts' before and after the technique tag)."""
+    found = []
+    section = ""
+    for line in shared_file("techniques/hodoku_exemplars-1.0.txt").read_text(encoding="utf-8").splitlines():
+        header = re.match(r"#(\d{4}):", line)
+        if header:
+            section = header.group(1)
+        elif line and not line.startswith("#") and section in BY_CODE:
+            puzzle, _, tags = line.partition("#")
+            words = tags.split()
+            if len(words) >= 3 and words[0] in ("s", "ssts") and words[2] in ("s", "ssts"):
+                found.append((section, puzzle.strip(), " ".join(words[:3])))
+    return found
+
+
+def test_exemplars_are_solved_with_their_technique() -> None:
+    cases = exemplars()
+    assert len(cases) > 200
+    missed = []
+    for section, puzzle, tags in cases:
+        grid, fired = walk_sound(Board.from_string(puzzle), [t.finder for t in TECHNIQUES])
+        wanted = {BY_CODE[section].name} | ({BY_CODE[SAME_FISH[section]].name} if section in SAME_FISH else set())
+        if not (grid.is_solved and wanted & set(fired)):
+            missed.append((section, tags))
+    # Known divergences (docs/techniques_basic.md): the exemplar sections were not all made with one solver setup.
+    # Two Finned X-Wing, one Sashimi X-Wing and one Sashimi Swordfish exemplar meet a Turbot Fish first (HoDoKu 2.2
+    # order, and the Turbot Fish section shows HoDoKu finds that very form), three Empty Rectangle ones a 2-String
+    # Kite (tried first in HoDoKu 2.2 as well), and one Sashimi Jellyfish exemplar needs a technique beyond these
+    # families.
+    assert sorted(missed) == ([("0310", "s fbf2(1) s")] * 2 + [("0320", "s sbf2(1) s"), ("0321", "ssts sbf3(2) s"),
+                                                                ("0322", "ssts sbf4(2) s")]
+                              + [("0402", "s er(1) s")] * 3)

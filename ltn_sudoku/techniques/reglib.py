@@ -2,9 +2,10 @@
 
 Line format (see ../shared/data/SOURCES.md): ``:<code[-variant|-x]>:<digits>:<grid>:<deleted>:<eliminations>:
 <placements>:<extra>:``. A case passes when one step of the finder has exactly the expected placements and
-eliminations; a ``-x`` case passes when the finder finds nothing. A siamese fish case (codes 03xx1) passes when two
-fish steps on the same digit and the same base lines together have exactly the expected eliminations: HoDoKu merges
-such a pair into one step, our finders report the two fish apart.
+eliminations; a ``-x`` case passes when the finder finds nothing. HoDoKu merges some pairs of steps into one: siamese
+fish (codes 03xx1: two fish on one base), dual 2-String Kites (0404) and dual Empty Rectangles (0405). Our finders
+report the two steps apart, so such a case passes when two steps that share a pattern cell together have exactly the
+expected eliminations.
 """
 
 from __future__ import annotations
@@ -57,27 +58,27 @@ class RegCase:
         return grid
 
     @property
-    def siamese(self) -> bool:
-        """A siamese fish case: HoDoKu's 5-digit fish codes ending in 1 (03111 Siamese Finned Swordfish, ...)."""
-        return len(self.code) == 5 and self.code.startswith("03") and self.code.endswith("1")
+    def merged(self) -> bool:
+        """A case whose expected step HoDoKu merges from two: siamese fish (03111, 03121, ...) and duals (0404, 0405)."""
+        siamese = len(self.code) == 5 and self.code.startswith("03") and self.code.endswith("1")
+        return siamese or self.code in ("0404", "0405")
 
     def passes(self, steps: Iterable[Step]) -> bool:
         """True if the finder's steps answer this case (see module docstring)."""
         found = list(steps)
         if self.must_fail:
             return not found
-        if self.siamese:
-            return self._siamese_pair_in(found)
+        if self.merged:
+            return self._merged_pair_in(found)
         return any(
             frozenset(s.eliminations) == self.eliminations and frozenset(s.placements) == self.placements for s in found
         )
 
-    def _siamese_pair_in(self, steps: list[Step]) -> bool:
-        """Two fish on one digit and one base (fish steps list their base units first, then as many cover units)."""
+    def _merged_pair_in(self, steps: list[Step]) -> bool:
+        """Two steps sharing a pattern cell whose eliminations together are the expected ones."""
         for i, first in enumerate(steps):
-            base = first.units[: len(first.units) // 2]
             for second in steps[i + 1:]:
-                if (second.digits == first.digits and second.units[: len(second.units) // 2] == base
+                if (set(first.cells) & set(second.cells)
                         and frozenset(first.eliminations) | frozenset(second.eliminations) == self.eliminations):
                     return True
         return False

@@ -3,7 +3,8 @@
 A naked subset is `size` cells of a unit whose candidates together are `size` digits: those digits leave every other
 cell of each unit the cells share. A hidden subset is `size` digits whose places in a unit are together `size` cells:
 those cells lose every other candidate. A naked pair or triple inside one box-line intersection that eliminates in
-both the box and the line is a Locked Pair / Triple (intersections.py) and is not reported again here, as in HoDoKu.
+both the box and the line is a Locked Pair / Triple (intersections.py) and is not reported again here, as in HoDoKu;
+like HoDoKu, an elimination in the rest of the intersection counts for both.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ class NakedSubset:
     digits: tuple[int, ...]
     units: tuple[int, ...]
     eliminations: tuple[Assignment, ...]
-    locked: bool  # in one box-line intersection, eliminating in both the box and the line (HoDoKu's Locked Subset)
+    locked: bool  # HoDoKu's Locked Subset: in one box-line intersection, eliminating in its box and in its line
 
 
 def naked_subsets(grid: CandidateGrid, size: int, groups: Sequence[Sequence[int]] | None = None) -> list[NakedSubset]:
@@ -89,14 +90,12 @@ def naked_subsets(grid: CandidateGrid, size: int, groups: Sequence[Sequence[int]
             units = shared_units(geo, cells)
             eliminations: list[Assignment] = []
             eliminated_in: set[str] = set()
-            box = geo.box[cells[0]]
             for unit in units:
                 for other in geo.units[unit]:
                     hit = masks[other] & digit_mask
                     if hit and not key >> other & 1:
                         eliminations.extend((other, d) for d in mask_digits(hit))
-                        if unit >= 2 * n or geo.box[other] != box:
-                            eliminated_in.add("box" if unit >= 2 * n else "line")
+                        eliminated_in.add("box" if unit >= 2 * n else "line")
             if not eliminations:
                 continue
             locked = size <= 3 and eliminated_in == {"box", "line"}
