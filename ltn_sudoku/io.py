@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Iterator, Sequence
 
-from ltn_sudoku.board import SUPPORTED_SIZES, Board, BoardError
+from ltn_sudoku.board import SUPPORTED_SIZES, Board
 
 FORMATS: tuple[str, ...] = ("line", "grid", "kaggle", "table")
 MAX_LINE_CHARS = 100_000  # the longest valid line (81x81 at 2 chars per cell) is 13,122 characters
@@ -334,15 +334,12 @@ def records_from_lines(lines: Sequence[str], name: str, fmt: str = "auto") -> li
     else:
         records = _iter_csv(lines, name, kaggle=kind == "kaggle")
     out: list[BoardRecord] = []
-    try:
-        for rec in records:
-            if out and rec.board.n != out[0].board.n:
-                n0, n1 = out[0].board.n, rec.board.n
-                raise FormatError(f"a {n1}x{n1} board in a file of {n0}x{n0} boards (line {out[0].line}): "
-                                  f"expected every board of a file to have the same size", name, rec.line)
-            out.append(rec)
-    except BoardError as e:
-        raise FormatError(str(e), name) from None
+    for rec in records:
+        if out and rec.board.n != out[0].board.n:
+            n0, n1 = out[0].board.n, rec.board.n
+            raise FormatError(f"a {n1}x{n1} board in a file of {n0}x{n0} boards (line {out[0].line}): "
+                              f"expected every board of a file to have the same size", name, rec.line)
+        out.append(rec)
     if not out:
         raise FormatError("no board found: expected rows below the header", name)
     return out
