@@ -1,0 +1,109 @@
+"""Sue de Coq: two or more cells where a line crosses a box, holding at least two digits more than cells.
+
+Take C (2..k cells of a line-box intersection) with candidates V, |V| >= |C| + 2. Pick cells L elsewhere in the line
+and B elsewhere in the box such that the digits of V that L holds and those B holds are disjoint and, counting only
+digits of V, L and B cover exactly the surplus: (|L| - extra(L)) + (|B| - extra(B)) = |V| - |C|, where extra(X) is
+the number of X's digits outside V (each extra digit needs a cell of its own, as in a naked subset). Then C, L and B
+together hold every digit of V exactly once and their extra digits: the line outside C and L loses V's digits that B
+does not hold and L's digits; the box outside C and B loses V's digits that L does not hold and B's digits (an extra
+digit held by both L and B is lost by both). This is HoDoKu's extended Sue de Coq, with the same eliminations.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ltn_sudoku.board import Geometry, iter_bits
+from ltn_sudoku.candidates import CandidateGrid, mask_digits
+from ltn_sudoku.techniques.base import Assignment, Step, Technique, make_step
+
+
+def default_max_cells(n: int) -> int:
+    """Largest line or box set searched: any size up to 9x9 (as HoDoKu), k cells beyond (the subsets of a unit grow
+    exponentially)."""
+    k = round(n**0.5)
+    return n if k <= 3 else k
+
+
+def _cell_sets(cells: list[int], masks: list[int], sizes: range) -> Iterator[tuple[int, int, int]]:
+    """(cell bitset, candidate mask, size) of every subset of the cells with a size in `sizes`, depth first with the
+    union of the masks built along the way (unlike subsets.pruned_choices, no monotone test prunes these sets)."""
+    stack = [(0, 0, 0, 0)]  # next index, cells, mask, size
+    while stack:
+        start, chosen, mask, size = stack.pop()
+        for i in range(start, len(cells)):
+            entry = (chosen | 1 << cells[i], mask | masks[cells[i]], size + 1)
+            if size + 1 in sizes:
+                yield entry
+            if size + 1 < sizes.stop - 1:
+                stack.append((i + 1, *entry))
+
+
+def _line_box_pairs(geo: Geometry) -> Iterator[tuple[int, int]]:
+    """(line unit, box unit) for every line crossing a box, rows first."""
+    n = geo.n
+    for line in range(2 * n):
+        for box in range(2 * n, 3 * n):
+            if geo.unit_bits[line] & geo.unit_bits[box]:
+                yield line, box
+
+
+def _in(grid: CandidateGrid, digits: int, cells: int) -> list[Assignment]:
+    """Candidates of the given digits in the given cells."""
+    return [(c, b + 1) for c in iter_bits(cells) for b in iter_bits(grid.masks[c] & digits)]
+
+
+def find_sue_de_coq(grid: CandidateGrid, max_cells: int | None = None, limit: int | None = None) -> list[Step]:
+    """Every Sue de Coq with eliminations, one step per elimination set, fewest pattern cells first."""
+    geo, masks, n = grid.geo, grid.masks, grid.n
+    bound = default_max_cells(n) if max_cells is None else max_cells
+    empty = sum(1 << c for c in grid.empty_cells())
+    found: dict[tuple[Assignment, ...], tuple[int, int, Step]] = {}
+    for line, box in _line_box_pairs(geo):
+        line_cells, box_cells = geo.unit_bits[line] & empty, geo.unit_bits[box] & empty
+        crossing = list(iter_bits(line_cells & box_cells))
+        for core, core_digits, core_size in _cell_sets(crossing, masks, range(2, len(crossing) + 1)):
+            surplus = core_digits.bit_count() - core_size
+            if surplus < 2:
+                continue
+            line_pool = list(iter_bits(line_cells & ~core))
+            for line_set, line_digits, line_size in _cell_sets(line_pool, masks, range(1, bound + 1)):
+                line_extra = line_digits & ~core_digits
+                covered = line_size - line_extra.bit_count()
+                if not line_digits & core_digits or covered <= 0 or covered >= surplus:
+                    continue
+                forbidden = line_digits & core_digits  # the box set may not hold V's digits that the line set holds
+                box_pool = [c for c in iter_bits(box_cells & ~core & ~line_set) if not masks[c] & forbidden]
+                for box_set, box_digits, box_size in _cell_sets(box_pool, masks, range(1, bound + 1)):
+                    if not box_digits & core_digits or box_size - (box_digits & ~core_digits).bit_count() != surplus - covered:
+                        continue
+                    shared = box_digits & line_digits
+                    eliminations = (
+                        _in(grid, ((core_digits | line_digits) & ~box_digits) | shared, line_cells & ~line_set & ~core)
+                        + _in(grid, ((core_digits | box_digits) & ~line_digits) | shared, box_cells & ~box_set & ~core))
+                    if not eliminations:
+                        continue
+                    key = tuple(sorted(set(eliminations)))
+                    cost = core_size + line_size + box_size
+                    if key not in found or cost < found[key][0]:
+                        found[key] = (cost, len(found), _step(grid, core, line_set, box_set, eliminations))
+    return [step for _, _, step in sorted(found.values(), key=lambda t: t[:2])][:limit]
+
+
+def _step(grid: CandidateGrid, core: int, line_set: int, box_set: int, eliminations: list[Assignment]) -> Step:
+    geo, masks = grid.geo, grid.masks
+
+    def part(cells: int) -> str:
+        mask = 0
+        for c in iter_bits(cells):
+            mask |= masks[c]
+        return f"{geo.cells_name(iter_bits(cells))} {{{','.join(map(str, mask_digits(mask)))}}}"
+
+    return make_step(grid, "Sue de Coq", f"{part(core)} with line {part(line_set)} and box {part(box_set)}",
+                     eliminations=eliminations, cells=iter_bits(core | line_set | box_set),
+                     digits=sorted({d for c in iter_bits(core) for d in mask_digits(masks[c])}))
+
+
+TECHNIQUES: list[Technique] = [
+    Technique("Sue de Coq", "Miscellaneous", find_sue_de_coq, score=250, level="Unfair", hodoku_codes=("1101",)),
+]
