@@ -2,15 +2,16 @@
 
 Nodes are statements that can be true or false:
 - a candidate node "digit d is in cell c";
-- a group node "digit d is in one of these cells", for the two or more candidates of a digit in one box-line
-  intersection (only in a graph built with ``grouped=True``).
+- compound nodes, only when asked for: a group node "digit d is in one of these cells" for the two or more candidates
+  of a digit in one box-line intersection (``grouped=True``), and an ALS node "digit d is placed in this almost locked
+  set" (``als=True``).
 Links between nodes, the two kinds every chain is made of:
 - weak ``a - b``: a and b are never both true (two digits of one cell; one digit twice in a unit), so a true => b false;
 - strong ``a = b``: a and b are never both false (a bivalue cell; a digit's last two places in a unit), so
   a false => b true. Every strong link of a Sudoku is also weak, and the weak adjacency includes it.
 
 Node ids are ints. Candidate node (cell, digit) is ``(digit - 1) * n*n + cell``, so the nodes of one digit are one
-block of bits, the candidate grid's ``digit_cells[digit]`` shifted; group nodes follow from ``n**3`` on. A set of nodes
+block of bits, the candidate grid's ``digit_cells[digit]`` shifted; compound nodes follow from ``n**3`` on. A set of nodes
 is a Python int with bit ``v`` set for node ``v``, which keeps the breadth-first walk to a few big-int operations
 per node.
 
@@ -21,7 +22,7 @@ shortest chain to any node it reached, with or without lassos. `chain_text` writ
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Generic, Hashable, TypeVar
 
@@ -33,41 +34,86 @@ DEFAULT_MAX_LINKS = 20  # longest chain searched, in links (HoDoKu restricts X- 
 
 @dataclass(frozen=True)
 class Links:
-    """One adjacency of the graph: per node, the nodes it is strongly / weakly linked to (as node-set ints)."""
+    """One adjacency of the graph: per node, the nodes it is strongly / weakly linked to (as node-set ints).
+
+    `long_strong` holds strong links that count as several links (an odd number, so truth values still alternate):
+    HoDoKu's penalty for passing through an ALS, which makes a chain prefer plain links to an ALS shortcut.
+    """
 
     strong: list[int]
     weak: list[int]
     with_strong: int  # node set: the nodes that have at least one strong link (the others end a walk)
+    long_strong: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)  # node -> ((length, nodes), ...)
+
+    @property
+    def with_long(self) -> int:
+        out = 0
+        for v in self.long_strong:
+            out |= 1 << v
+        return out
 
 
 @dataclass(frozen=True)
 class GroupNode:
-    """The candidates of one digit in one box-line intersection, as one node."""
+    """The candidates of one digit in one box-line intersection, as one node: "the digit is in one of these cells"."""
 
     digit: int
     cells: int  # cell set, two or more cells
     line: int  # the row or column unit
     box: int  # the box unit
 
+    @property
+    def holders(self) -> int:
+        """The cells that have the digit: all of them."""
+        return self.cells
+
+
+@dataclass(frozen=True)
+class Als:
+    """An almost locked set: N cells of one unit whose candidates are N + 1 digits, so exactly one digit is missing."""
+
+    cells: int  # cell set
+    digits: int  # candidate mask of the union
+    unit: int  # a unit holding every cell
+
+
+@dataclass(frozen=True)
+class AlsNode:
+    """One digit of an ALS, as one node: "the digit is placed in the ALS"."""
+
+    digit: int
+    als: int  # index in LinkGraph.alses
+    cells: int  # the ALS's cells
+    holders: int  # the ALS cells that have the digit as a candidate
+
+
+Compound = GroupNode | AlsNode
+
 
 class LinkGraph:
-    """Strong and weak links between the candidates (and optionally the group nodes) of one candidate grid.
+    """Strong and weak links between the candidates of one candidate grid, and optionally between compound nodes.
 
+    Compound nodes (ids from `compound_base` on): group nodes with ``grouped=True``, ALS nodes with ``als=True``
+    (HoDoKu's "ALS in chains" option; ALSes of two or more cells). An ALS node A[k] is weakly linked to whatever
+    sees all of A's k cells (candidates, groups and other ALSes' k nodes outside A) and strongly to A's other digits.
     `links` holds every link. `xy_links` holds only strong links inside bivalue cells and weak links between cells
-    (one digit in one unit): the links an XY-chain may use. The graph is a snapshot: it does not follow later
-    changes of the grid.
+    (one digit in one unit): the links an XY-chain may use. The graph is a snapshot of the grid when it was built.
     """
 
-    def __init__(self, grid: CandidateGrid, grouped: bool = False) -> None:
+    def __init__(self, grid: CandidateGrid, grouped: bool = False, als: bool = False) -> None:
         n = grid.n
         self.n = n
         self.geo: Geometry = grid.geo
         self.cell_count = n * n
-        self.group_base = n * self.cell_count  # id of the first group node
+        self.compound_base = n * self.cell_count  # id of the first compound node
         self.masks: tuple[int, ...] = tuple(grid.masks)
         self.digit_cells: tuple[int, ...] = tuple(grid.digit_cells)
-        self.groups: list[GroupNode] = _group_nodes(grid) if grouped else []
-        self.group_buddies: list[int] = [_common_peers(self.geo, g.cells) for g in self.groups]
+        self.alses: list[Als] = almost_locked_sets(grid, min_cells=2) if als else []
+        self.compounds: list[Compound] = [*(_group_nodes(grid) if grouped else []), *_als_nodes(grid, self.alses)]
+        self.compound_buddies: list[int] = [self._compound_buddies(x) for x in self.compounds]
+        self._als_node_ids = {
+            (x.als, x.digit): self.compound_base + i for i, x in enumerate(self.compounds) if isinstance(x, AlsNode)
+        }
         self._build()
 
     # ---- nodes --------------------------------------------------------------------------------------------------
@@ -75,12 +121,19 @@ class LinkGraph:
         """Id of the candidate node (cell, digit)."""
         return (digit - 1) * self.cell_count + cell
 
-    def is_group(self, node: int) -> bool:
-        return node >= self.group_base
+    def is_candidate(self, node: int) -> bool:
+        return node < self.compound_base
+
+    def compound(self, node: int) -> Compound:
+        return self.compounds[node - self.compound_base]
+
+    def als_node(self, als: int, digit: int) -> int:
+        """Id of the ALS node "digit is placed in ALS number `als`"."""
+        return self._als_node_ids[(als, digit)]
 
     def digit(self, node: int) -> int:
-        if node >= self.group_base:
-            return self.groups[node - self.group_base].digit
+        if node >= self.compound_base:
+            return self.compounds[node - self.compound_base].digit
         return node // self.cell_count + 1
 
     def cell(self, node: int) -> int:
@@ -88,10 +141,17 @@ class LinkGraph:
         return node % self.cell_count
 
     def cells(self, node: int) -> int:
-        """Cell set of a node: its cell, or the cells of a group."""
-        if node >= self.group_base:
-            return self.groups[node - self.group_base].cells
+        """Cell set of a node: its cell, a group's cells, an ALS's cells."""
+        if node >= self.compound_base:
+            return self.compounds[node - self.compound_base].cells
         return 1 << (node % self.cell_count)
+
+    def same_place(self, a: int, b: int) -> bool:
+        """Two candidate nodes of one cell, or two digits of one ALS: a link inside one place (notation merges them)."""
+        if a < self.compound_base and b < self.compound_base:
+            return a % self.cell_count == b % self.cell_count
+        x, y = (self.compounds[v - self.compound_base] if v >= self.compound_base else None for v in (a, b))
+        return isinstance(x, AlsNode) and isinstance(y, AlsNode) and x.als == y.als
 
     def digit_nodes(self, digit: int) -> int:
         """Node set: the candidate nodes of one digit."""
@@ -106,33 +166,44 @@ class LinkGraph:
         return self._candidates
 
     def buddies(self, node: int) -> int:
-        """Cell set: the cells outside the node that see all of its cells (they lose its digit when it is true)."""
-        if node >= self.group_base:
-            return self.group_buddies[node - self.group_base]
+        """Cell set: the cells outside the node that see all of its cells holding its digit (they lose the digit when
+        the node is true)."""
+        if node >= self.compound_base:
+            return self.compound_buddies[node - self.compound_base]
         return self.geo.peer_bits[node % self.cell_count]
 
     def name(self, node: int) -> str:
-        """'r1c2' for a candidate node; compact 'r1c23' / 'r12c3' for a group node ('r1c10/11' above 9x9)."""
-        if node < self.group_base:
+        """'r1c2' for a candidate node; 'r1c23' / 'r12c3' for a group or an ALS in one line ('r1c10/11' above 9x9),
+        else the ALS's cells listed."""
+        if node < self.compound_base:
             return self.geo.cell_name(node % self.cell_count)
         geo = self.geo
-        cells = list(iter_bits(self.groups[node - self.group_base].cells))
+        cells = list(iter_bits(self.compounds[node - self.compound_base].cells))
         rows = sorted({geo.row[c] + 1 for c in cells})
         cols = sorted({geo.col[c] + 1 for c in cells})
+        if len(rows) > 1 and len(cols) > 1:
+            return geo.cells_name(cells)
         sep = "" if self.n <= 9 else "/"
         return f"r{sep.join(map(str, rows))}c{sep.join(map(str, cols))}"
 
     # ---- construction ---------------------------------------------------------------------------------------------
+    def _compound_buddies(self, compound: Compound) -> int:
+        if isinstance(compound, GroupNode):
+            return _common_peers(self.geo, compound.cells)
+        return _common_peers(self.geo, compound.holders) & ~compound.cells
+
     def _build(self) -> None:
         n, nn, geo = self.n, self.cell_count, self.geo
         dc = self.digit_cells
-        size = self.group_base + len(self.groups)
+        size = self.compound_base + len(self.compounds)
         strong, weak, cell_strong, unit_weak = [0] * size, [0] * size, [0] * size, [0] * size
         cell_nodes = [0] * nn
         for c, mask in enumerate(self.masks):
             for d0 in iter_bits(mask):
                 cell_nodes[c] |= 1 << (d0 * nn + c)
-        group_of = {(g.digit, g.cells): self.group_base + i for i, g in enumerate(self.groups)}
+        group_of = {
+            (x.digit, x.cells): self.compound_base + i for i, x in enumerate(self.compounds) if isinstance(x, GroupNode)
+        }
         candidates = 0
         for d in range(1, n + 1):
             base = (d - 1) * nn
@@ -149,33 +220,75 @@ class LinkGraph:
                 strong[v] = cell_strong[v]
                 for u in geo.units_of_cell[c]:
                     strong[v] |= _partner((places & geo.unit_bits[u]) ^ (1 << c), base, d, group_of)
-        self._link_groups(strong, weak, group_of)
+        long_strong: dict[int, list[tuple[int, int]]] = {}
+        self._link_compounds(strong, weak, long_strong, group_of)
         self._cell_nodes = cell_nodes
         self._candidates = candidates
-        self.links = Links(strong, weak, _nonempty(strong))
+        self.links = Links(strong, weak, _nonempty(strong), {v: tuple(ls) for v, ls in long_strong.items()})
         self.xy_links = Links(cell_strong, unit_weak, _nonempty(cell_strong))
 
-    def _link_groups(self, strong: list[int], weak: list[int], group_of: dict[tuple[int, int], int]) -> None:
-        """Group node links: weak to the candidates that see the whole group and to the disjoint groups of a shared
-        house; strong to what is left of the digit in the group's line or box when that is one cell or one group."""
-        nn, geo = self.cell_count, self.geo
-        sharing: dict[tuple[int, int], list[int]] = {}
-        for i, g in enumerate(self.groups):
-            sharing.setdefault((g.digit, g.line), []).append(i)
-            sharing.setdefault((g.digit, g.box), []).append(i)
-        for i, g in enumerate(self.groups):
-            v = self.group_base + i
-            base = (g.digit - 1) * nn
-            places = self.digit_cells[g.digit]
-            seen = places & self.group_buddies[i]
-            weak[v] |= seen << base
+    def _link_compounds(self, strong: list[int], weak: list[int], long_strong: dict[int, list[tuple[int, int]]],
+                        group_of: dict[tuple[int, int], int]) -> None:
+        """Compound node links. Weak: to the candidates that see the whole node, to the groups and ALS digits of a
+        shared house or in sight. Strong: a group to what is left of its digit in its line or box when that is one cell
+        or one group; an ALS digit to the ALS's other digits and to the cells it forces (long links)."""
+        nn, geo, base = self.cell_count, self.geo, self.compound_base
+        by_digit: dict[int, list[int]] = {}
+        for i, x in enumerate(self.compounds):
+            by_digit.setdefault(x.digit, []).append(base + i)
+        als_digits: dict[int, int] = {}
+        for i, x in enumerate(self.compounds):
+            if isinstance(x, AlsNode):
+                als_digits[x.als] = als_digits.get(x.als, 0) | 1 << (base + i)
+        for i, x in enumerate(self.compounds):
+            v = base + i
+            shift = (x.digit - 1) * nn
+            places = self.digit_cells[x.digit]
+            sight = self.compound_buddies[i]
+            seen = places & sight
+            weak[v] |= seen << shift
             for c in iter_bits(seen):
-                weak[base + c] |= 1 << v
-            for house in (g.line, g.box):
-                for j in sharing[(g.digit, house)]:
-                    if not self.groups[j].cells & g.cells:
-                        weak[v] |= 1 << (self.group_base + j)
-                strong[v] |= _partner(places & geo.unit_bits[house] & ~g.cells, base, g.digit, group_of)
+                weak[shift + c] |= 1 << v
+            for w in by_digit[x.digit]:
+                other = self.compounds[w - base]
+                if w > v and not other.cells & x.cells and not other.holders & ~sight:
+                    weak[v] |= 1 << w  # disjoint, and every holding cell of one sees every one of the other
+                    weak[w] |= 1 << v
+            if isinstance(x, GroupNode):
+                for house in (x.line, x.box):
+                    strong[v] |= _partner(places & geo.unit_bits[house] & ~x.cells, shift, x.digit, group_of)
+            else:
+                long_strong.setdefault(v, []).append((_als_penalty(self.alses[x.als]) - 1, als_digits[x.als] & ~(1 << v)))
+        for index in als_digits:
+            self._link_als_forcings(index, long_strong)
+
+    def _link_als_forcings(self, index: int, long_strong: dict[int, list[tuple[int, int]]]) -> None:
+        """HoDoKu's forced exits: with digit j missing from the ALS, its other digits are all in it and leave every
+        cell that sees all their holders; a cell of three or more candidates left with one, m, must hold it. So the
+        ALS node A[j] and the candidate (z, m) are never both false: a strong link."""
+        nn, als = self.cell_count, self.alses[index]
+        sights = {d0 + 1: self.compound_buddies[self.als_node(index, d0 + 1) - self.compound_base]
+                  for d0 in iter_bits(als.digits)}
+        reach = 0
+        for sight in sights.values():
+            reach |= sight
+        for z in iter_bits(reach):
+            mask = self.masks[z]
+            if mask.bit_count() < 3:
+                continue  # a bivalue cell is reached through its own strong link
+            seen = sum(1 << (d - 1) for d, sight in sights.items() if sight >> z & 1)
+            for j in sights:
+                left = mask & ~(seen & ~(1 << (j - 1)))
+                if left and not left & (left - 1):
+                    v, target = self.als_node(index, j), (left.bit_length() - 1) * nn + z
+                    length = _als_penalty(als) + 1
+                    long_strong.setdefault(v, []).append((length, 1 << target))
+                    long_strong.setdefault(target, []).append((length, 1 << v))
+
+
+def _als_penalty(als: Als) -> int:
+    """HoDoKu's extra chain length for an ALS of c digits: (c - 1) * 2 (c >= 3 for the ALSes of chains)."""
+    return (als.digits.bit_count() - 1) * 2
 
 
 def _nonempty(adjacency: list[int]) -> int:
@@ -230,6 +343,36 @@ def _group_nodes(grid: CandidateGrid) -> list[GroupNode]:
     return groups
 
 
+def _als_nodes(grid: CandidateGrid, alses: list[Als]) -> list[AlsNode]:
+    return [
+        AlsNode(d0 + 1, i, a.cells, a.cells & grid.digit_cells[d0 + 1])
+        for i, a in enumerate(alses)
+        for d0 in iter_bits(a.digits)
+    ]
+
+
+def almost_locked_sets(grid: CandidateGrid, min_cells: int = 1, max_cells: int | None = None) -> list[Als]:
+    """Every almost locked set of the grid (N cells of one unit with N + 1 candidates, min_cells <= N <= max_cells),
+    each cell set once, units in board order (rows, columns, boxes)."""
+    masks = grid.masks
+    found: dict[int, Als] = {}
+    for unit, unit_cells in enumerate(grid.geo.units):
+        empty = [c for c in unit_cells if masks[c]]
+        limit = min(len(empty) - 1, grid.n if max_cells is None else max_cells)
+
+        def extend(start: int, cells: int, digits: int, count: int) -> None:
+            if count >= min_cells and digits.bit_count() == count + 1 and cells not in found:
+                found[cells] = Als(cells, digits, unit)
+            if count == limit or digits.bit_count() - count - 1 > limit - count:
+                return  # each further cell lowers digits - cells by one at most
+            for i in range(start, len(empty)):
+                c = empty[i]
+                extend(i + 1, cells | 1 << c, digits | masks[c], count + 1)
+
+        extend(0, 0, 0, 0)
+    return list(found.values())
+
+
 # ---- a small cache keyed by grid state: the finders of one engine pass share their graphs and searches ------------
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -257,15 +400,16 @@ def state_key(grid: CandidateGrid) -> tuple[int, ...]:
     return tuple(grid.masks)
 
 
-_GRAPHS: StateCache[tuple[bool, tuple[int, ...]], LinkGraph] = StateCache()
+_GRAPHS: StateCache[tuple[bool, bool, tuple[int, ...]], LinkGraph] = StateCache()
 
 
-def link_graph(grid: CandidateGrid, grouped: bool = False) -> LinkGraph:
-    """The (cached) link graph of a grid state; build it fresh with LinkGraph(grid) when the grid will change."""
-    return _GRAPHS.get((grouped, state_key(grid)), lambda: LinkGraph(grid, grouped))
+def link_graph(grid: CandidateGrid, grouped: bool = False, als: bool = False) -> LinkGraph:
+    """The link graph of a grid state, shared by the finders that ask for it while the candidates stay the same."""
+    return _GRAPHS.get((grouped, als, state_key(grid)), lambda: LinkGraph(grid, grouped, als))
 
 
 # ---- alternating inference ---------------------------------------------------------------------------------------
+Rank = Callable[[int, int], tuple[int, ...]]  # rank(u, v): order in which a search visits the link u -> v
 class Implications:
     """What one premise implies through alternating links, layer by layer (layer k = distance k).
 
@@ -282,6 +426,7 @@ class Implications:
         self.layers = layers
         self.true = true
         self.false = false
+        self._fifo: tuple[Rank, list[dict[int, int]], list[int]] | None = None
 
     def value_at(self, distance: int) -> bool:
         """Truth value of the nodes of one layer."""
@@ -296,58 +441,113 @@ class Implications:
                 return k
         return None
 
-    def chain(self, node: int, value: bool, loop: bool = False, prefer_groups: bool = False) -> list[int] | None:
+    def chain(self, node: int, value: bool, loop: bool = False, prefer_compounds: bool = False,
+              rank: Rank | None = None) -> list[int] | None:
         """A shortest chain premise -> ... -> node (node ids, premise first) without lasso; None when there is none.
 
-        No lasso: two nodes that are not neighbours in the chain have disjoint cells (neighbours share a cell only
-        across a link inside it). With `loop` the chain returns to the premise's cell: its last node and group
-        nodes may lie there, but no other candidate node, so the first and last links leave / enter it from outside.
-        Among equally short chains, candidate nodes are preferred to group nodes (or the reverse: `prefer_groups`).
+        No lasso, by HoDoKu's rule (see `_extend_back`): roughly, no node comes back to a cell the chain used two or
+        more nodes earlier. With `loop` the chain returns to the premise's cell: its first link leaves that cell and
+        its last link comes back from outside.
+        Among equally short chains: with `rank`, the one a first-in-first-out search would record when it visits each
+        node's links in `rank` order (see `fifo_positions`); otherwise candidate nodes are preferred to compound
+        nodes (or the reverse: `prefer_compounds`).
         """
         k = self.distance(node, value)
         if k is None:
             return None
-        start_cells = self.graph.cells(self.premise) if loop else 0
+        if rank is not None:
+            positions = self.fifo_positions(rank, k)
+            order: Callable[[int, int], object] = lambda pred, layer: positions[layer][pred]
+        else:
+            base = self.graph.compound_base
+            order = (lambda pred, layer: pred < base) if prefer_compounds else (lambda pred, layer: pred >= base)
         path = [node]
-        if not _extend_back(self, path, 0, k, start_cells, prefer_groups, [_REBUILD_BUDGET]):
+        if not _extend_back(self, path, 0, k, loop, order, [_REBUILD_BUDGET]):
             return None
         path.reverse()
         return path
+
+    def fifo_positions(self, rank: Rank, upto: int) -> list[dict[int, int]]:
+        """Per layer up to `upto`, each node's position in the order a first-in-first-out search meets it when it
+        visits the links of a node u to nodes v in increasing `rank(u, v)`. Nodes reached by a long link come last
+        in their layer. Computed lazily and kept for one rank."""
+        if self._fifo is None or self._fifo[0] is not rank:
+            self._fifo = (rank, [{self.premise: 0}], [self.premise])
+        _, positions, order = self._fifo
+        for k in range(len(positions), min(upto, len(self.layers) - 1) + 1):
+            links = self.links.strong if self.value_at(k) else self.links.weak
+            layer = self.layers[k]
+            met: list[int] = []
+            for u in order:
+                children = links[u] & layer
+                if children:
+                    layer &= ~children
+                    met.extend(sorted(iter_bits(children), key=lambda v, u=u: rank(u, v)))
+            met.extend(iter_bits(layer))
+            order[:] = met
+            positions.append({v: i for i, v in enumerate(met)})
+        return positions
+
+    def predecessors(self, node: int, layer: int) -> list[tuple[int, int]]:
+        """(pred, its layer) for the nodes the walk could have reached `node` (in `layer`) from."""
+        if not self.value_at(layer):
+            return [(v, layer - 1) for v in iter_bits(self.links.weak[node] & self.layers[layer - 1])]
+        preds = [(v, layer - 1) for v in iter_bits(self.links.strong[node] & self.layers[layer - 1])]
+        for length, sources in self.links.long_strong.get(node, ()):
+            if length <= layer:
+                preds += [(v, layer - length) for v in iter_bits(sources & self.layers[layer - length])]
+        return preds
 
 
 _REBUILD_BUDGET = 400  # predecessor tries per rebuilt chain: lasso-free chains are nearly always found at once
 
 
-def _extend_back(imp: Implications, path: list[int], far: int, depth: int, start_cells: int, prefer_groups: bool,
-                 budget: list[int]) -> bool:
-    """Grow `path` (target first) back to the premise through the layers, depth-first, keeping the lasso rule.
+def _extend_back(imp: Implications, path: list[int], far_keys: int, layer: int, loop: bool,
+                 order: Callable[[int, int], object], budget: list[int]) -> bool:
+    """Grow `path` (target first) back to the premise through the layers, depth-first, keeping HoDoKu's lasso rule.
 
-    `path[-1]` sits at distance `depth`; `far` is the cell set of the nodes beyond it (not its neighbour).
+    The rule, read from the premise on: a node's key cell must not lie in the cells of any node before its
+    predecessor. A candidate's key is its cell, a group's its first cell, an ALS's its first cell holding the digit it
+    is entered by (the node leaving the ALS has none); in a loop the start cell is never counted as used, but the
+    first link must leave it and the last one come back from outside. `path[-1]` sits in `layer`; `far_keys` holds
+    the key cells of the nodes beyond it (its neighbour excluded). Predecessors one layer back are tried before
+    those a long link reaches from further back.
     """
-    if depth == 0:
+    if layer == 0:
         return True
     budget[0] -= 1
     if budget[0] < 0:
         return False
     graph = imp.graph
+    start = graph.cells(imp.premise)
     newest = path[-1]
-    links = imp.links.strong if imp.value_at(depth) else imp.links.weak
-    preds = list(iter_bits(links[newest] & imp.layers[depth - 1]))
-    if graph.groups:
-        base = graph.group_base
-        preds.sort(key=(lambda v: v < base) if prefer_groups else (lambda v: v >= base))
-    beyond = far | graph.cells(newest)
-    for pred in preds:
-        cells = graph.cells(pred)
-        if cells & far & ~start_cells:
-            continue
-        if start_cells and depth > 1 and pred < graph.group_base and cells & start_cells:
+    preds = sorted(imp.predecessors(newest, layer), key=lambda p: (layer - p[1], order(*p)))
+    for pred, pred_layer in preds:
+        if loop and (pred_layer == 0 and _key_cell(graph, newest, pred) & start
+                     or len(path) == 1 and _key_cell(graph, pred, -1) & start):
+            continue  # a loop leaves its start cell at once and comes back from outside
+        used = graph.cells(pred) if pred >= graph.compound_base else graph.cells(pred)
+        if loop and _key_cell(graph, pred, -1) & start:
+            used = 0  # HoDoKu never records the start cell of a loop as used
+        if used & far_keys:
             continue
         path.append(pred)
-        if _extend_back(imp, path, beyond, depth - 1, start_cells, prefer_groups, budget):
+        if _extend_back(imp, path, far_keys | _key_cell(graph, newest, pred), pred_layer, loop, order, budget):
             return True
         path.pop()
     return False
+
+
+def _key_cell(graph: LinkGraph, node: int, before: int) -> int:
+    """Cell set of the one cell HoDoKu checks a node by, given the node before it in the chain (-1: unknown)."""
+    if node < graph.compound_base:
+        return 1 << (node % graph.cell_count)
+    compound = graph.compounds[node - graph.compound_base]
+    if isinstance(compound, AlsNode):
+        if before >= 0 and graph.same_place(before, node):
+            return 0  # leaving the ALS: HoDoKu's one ALS node was checked where it was entered
+        return compound.holders & -compound.holders
+    return compound.cells & -compound.cells
 
 
 def implications(graph: LinkGraph, premise: int, value: bool, max_links: int = DEFAULT_MAX_LINKS,
@@ -358,12 +558,14 @@ def implications(graph: LinkGraph, premise: int, value: bool, max_links: int = D
     """
     links = graph.links if links is None else links
     strong, weak, with_strong = links.strong, links.weak, links.with_strong
+    long_strong, with_long = links.long_strong, links.with_long
     frontier = 1 << premise
     true = frontier if value else 0
     false = 0 if value else frontier
     layers = [frontier]
+    pending: dict[int, int] = {}  # layer -> nodes a long link reaches there
     current_true = value
-    for _ in range(max_links):
+    for depth in range(1, max_links + 1):
         reached = 0
         if current_true:
             f = frontier
@@ -379,9 +581,16 @@ def implications(graph: LinkGraph, premise: int, value: bool, max_links: int = D
                 low = f & -f
                 reached |= strong[low.bit_length() - 1]
                 f ^= low
+            f = frontier & with_long
+            while f:
+                low = f & -f
+                for length, targets in long_strong[low.bit_length() - 1]:
+                    pending[depth - 1 + length] = pending.get(depth - 1 + length, 0) | targets
+                f ^= low
+            reached |= pending.pop(depth, 0)
             reached &= allowed & ~true
             true |= reached
-        if not reached:
+        if not reached and not pending:
             break
         layers.append(reached)
         frontier = reached
@@ -394,8 +603,8 @@ def chain_text(graph: LinkGraph, chain: list[int], first_value: bool) -> str:
     """Eureka notation, e.g. '(4)r1c1 = (4)r1c5 - (4=7)r2c6 - (7)r3c6'.
 
     `first_value` is the truth value the chain assumes for its first node; the values then alternate, and the link
-    into a true node is strong '=', into a false node weak '-'. Two neighbouring nodes of one cell print as
-    '(a=b)cell' or '(a-b)cell'.
+    into a true node is strong '=', into a false node weak '-'. Two neighbouring nodes of one cell (or of one ALS)
+    print as '(a=b)cell' or '(a-b)cell'.
     """
 
     def link_into(i: int) -> str:
@@ -408,7 +617,7 @@ def chain_text(graph: LinkGraph, chain: list[int], first_value: bool) -> str:
             parts.append(link_into(i))
         node = chain[i]
         nxt = chain[i + 1] if i + 1 < len(chain) else -1
-        if nxt >= 0 and not graph.is_group(node) and not graph.is_group(nxt) and graph.cell(node) == graph.cell(nxt):
+        if nxt >= 0 and graph.same_place(node, nxt):
             parts.append(f"({graph.digit(node)}{link_into(i + 1)}{graph.digit(nxt)}){graph.name(node)}")
             i += 2
         else:
