@@ -107,6 +107,11 @@ class Engine:
         names = None if req is None else [t.name if isinstance(t, Technique) else t for t in req]
         return resolve(names, uniqueness=allow, size=size)
 
+    def with_tracker(self, tracker: MemoryTracker | None) -> Engine:
+        """The same pipeline recording into another tracker."""
+        return Engine(self._requested, uniqueness=self.uniqueness, fallback=self.fallback, tracker=tracker,
+                      max_steps=self.max_steps)
+
     # ---- one step -------------------------------------------------------------------------------------------------
     def _run(self, technique: Technique, grid: CandidateGrid) -> list[Step]:
         start = time.perf_counter()
@@ -124,10 +129,12 @@ class Engine:
         return None
 
     def applicable(self, board: Board, grid: CandidateGrid | None = None) -> list[Applicable]:
-        """Every technique of the pipeline with the steps it finds on the board now (empty when it does not apply)."""
+        """Every technique of the pipeline with the steps it finds on the board now (empty when it does not apply).
+
+        A survey, not part of a solving path: the tracker does not record it."""
         grid = grid or CandidateGrid.from_board(board)
         unique = len(exact_solutions(board, 2)) == 1
-        return [Applicable(t, tuple(self._run(t, grid))) for t in self.techniques(board.n, unique)]
+        return [Applicable(t, tuple(t.finder(grid))) for t in self.techniques(board.n, unique)]
 
     @staticmethod
     def recommend(found: Sequence[Applicable]) -> list[Applicable]:
