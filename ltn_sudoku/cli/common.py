@@ -1,0 +1,85 @@
+"""What every board-reading subcommand shares: the input options, reading them whole before any work (so a bad
+input costs nothing and leaves no partial output), the progress bar, and results files written atomically."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from tqdm import tqdm
+
+from ltn_sudoku.cli import UsageError
+from ltn_sudoku.io import (
+    FORMATS,
+    STDIN_NAME,
+    BoardRecord,
+    atomic_write_text,
+    parse_board_text,
+    read_records,
+    read_stream_records,
+)
+
+OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+BOARD_NAME = "<board>"
+
+
+def add_input_arguments(p: argparse.ArgumentParser) -> None:
+    """PATH | - | --board TEXT, and --format."""
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("path", nargs="?", help="board file (line .txt/.sdm, grid CSV, Kaggle CSV, table CSV); "
+                                                "'-' reads standard input")
+    source.add_argument("--board", metavar="TEXT", help="one board given as text, e.g. '1.34 34.2 2143 432.'")
+    p.add_argument("--format", choices=("auto", *FORMATS), default="auto",
+                   help="input format of the file (default: detected from its first line)")
+
+
+def out_format(out: Path) -> str:
+    """The results format of --out, checked before any work so that a bad name costs nothing."""
+    if out.is_dir():
+        raise UsageError(f"--out {out}: is a directory: expected a file name")
+    kind = OUT_FORMATS.get(out.suffix.lower())
+    if kind is None:
+        raise UsageError(f"--out {out}: unknown extension {out.suffix!r}: expected one of {', '.join(OUT_FORMATS)}")
+    return kind
+
+
+def read_input(args: argparse.Namespace) -> tuple[str, list[BoardRecord]]:
+    """(name for messages, every record); the whole input is validated before any board is processed."""
+    if args.board is not None:
+        if args.format != "auto":
+            raise UsageError("--format applies to files; --board text is always detected")
+        return BOARD_NAME, [BoardRecord(parse_board_text(args.board, BOARD_NAME), 1)]
+    if args.path == "-":
+        return STDIN_NAME, read_stream_records(sys.stdin.buffer, STDIN_NAME, args.format)
+    return args.path, read_records(args.path, args.format)
+
+
+def progress(records: Sequence[BoardRecord], writing_file: bool) -> Iterable[BoardRecord]:
+    """A progress bar on stderr for multi-board inputs, only when a person watches it and the reports do not go to
+    the same terminal."""
+    show = len(records) > 1 and sys.stderr.isatty() and (writing_file or not sys.stdout.isatty())
+    return tqdm(records, unit="board", disable=not show, file=sys.stderr)
+
+
+def results_text(kind: str, results: list[dict[str, object]]) -> str:
+    """JSON Lines, or CSV with the first result's keys as header."""
+    if kind == "jsonl":
+        return "".join(json.dumps(r) + "\n" for r in results)
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(results[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(results)
+    return buf.getvalue()
+
+
+def write_results(out: Path, kind: str, results: list[dict[str, object]]) -> None:
+    """Write a results file atomically; an unwritable place is a usage error (exit 2), not a traceback."""
+    try:
+        atomic_write_text(out, results_text(kind, results))
+    except OSError as e:
+        raise UsageError(f"--out {out}: cannot write ({e.strerror or e})") from None
