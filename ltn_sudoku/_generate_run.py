@@ -31,7 +31,7 @@ MAX_IDLE_BATCHES = 8  # batches in a row that yield nothing before a stream give
 
 
 class GenerationError(ValueError):
-    """The requested boards cannot be made (e.g. a givens range that digging never reaches)."""
+    """The boards cannot be made as asked: a bad option, or a givens range that digging never reaches."""
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,6 @@ from ltn_sudoku.board import Board, geometry
 SOLVER_BACKENDS: tuple[str, ...] = ("auto", "python")
 
 
-def check_backend(backend: str) -> None:
-    """Raise ValueError for an unknown backend name."""
-    if backend not in SOLVER_BACKENDS:
-        raise ValueError(f"unknown generator backend {backend!r}: expected one of {', '.join(SOLVER_BACKENDS)}")
-
-
 def count_batch(puzzles: np.ndarray, n: int, limit: int, backend: str) -> np.ndarray:
     """min(#solutions, limit) per row of `puzzles` (m, n*n); 0 marks an empty cell."""
     if len(puzzles) == 0:

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ltn_sudoku._generate_run import GenerationError, Stream, run_streams
-from ltn_sudoku._generate_solver import check_backend
+from ltn_sudoku._generate_solver import SOLVER_BACKENDS
 from ltn_sudoku.board import SUPPORTED_SIZES, Board
 from ltn_sudoku.io import FormatError, atomic_write_text, encode_cells, read_records
 
@@ -73,29 +73,29 @@ def default_givens(size: int) -> tuple[int, int]:
 
 def _check_size(size: int) -> None:
     if size not in SUPPORTED_SIZES:
-        raise ValueError(f"unsupported size {size}: expected one of {', '.join(map(str, SUPPORTED_SIZES))}")
+        raise GenerationError(f"unsupported size {size}: expected one of {', '.join(map(str, SUPPORTED_SIZES))}")
 
 
 def _check_givens(size: int, label: str, kinds: Sequence[str], givens: tuple[int, int]) -> None:
     lo, hi = givens
     cells = size * size
     if label not in OPEN_CLASSES:
-        raise ValueError(f"a givens range applies to open boards only, not to {label}")
+        raise GenerationError(f"a givens range applies to open boards only, not to {label}")
     if not 0 <= lo <= hi <= cells - 1:
-        raise ValueError(f"givens range {lo}-{hi} is impossible for {size}x{size}: expected 0 <= low <= high <= "
+        raise GenerationError(f"givens range {lo}-{hi} is impossible for {size}x{size}: expected 0 <= low <= high <= "
                          f"{cells - 1} (an open board has an empty cell)")
     needs_unique = label == "open_impossible" or "unique" in kinds
     fewest = MIN_UNIQUE_GIVENS.get(size, size - 1) + (label == "open_impossible")
     if needs_unique and hi < fewest:
         what = "an impossible board (a unique puzzle plus one digit)" if label == "open_impossible" else \
             "a unique puzzle"
-        raise ValueError(f"givens range {lo}-{hi} is impossible: {what} of size {size}x{size} needs at least "
+        raise GenerationError(f"givens range {lo}-{hi} is impossible: {what} of size {size}x{size} needs at least "
                          f"{fewest} givens")
 
 
 def _kinds(label: str, kind: str | None, unique: bool) -> tuple[str, ...]:
     if label not in CLASSES:
-        raise ValueError(f"unknown class {label!r}: expected one of {', '.join(CLASSES)}")
+        raise GenerationError(f"unknown class {label!r}: expected one of {', '.join(CLASSES)}")
     allowed = KINDS[label]
     if label == "open_solvable" and unique:
         allowed = ("unique",)
@@ -103,7 +103,7 @@ def _kinds(label: str, kind: str | None, unique: bool) -> tuple[str, ...]:
         return allowed
     if kind not in allowed:
         why = " (unique=True allows only 'unique')" if label == "open_solvable" and kind in KINDS[label] else ""
-        raise ValueError(f"unknown kind {kind!r} for {label}{why}: expected one of {', '.join(allowed)}")
+        raise GenerationError(f"unknown kind {kind!r} for {label}{why}: expected one of {', '.join(allowed)}")
     return (kind,)
 
 
@@ -126,11 +126,12 @@ def _streams(size: int, label: str, count: int, seed: int, kind: str | None, uni
              givens: tuple[int, int] | None, backend: str) -> list[Stream]:
     """The streams (one per kind, equal shares) that make `count` boards of one class; validates every option."""
     _check_size(size)
-    check_backend(backend)
+    if backend not in SOLVER_BACKENDS:
+        raise GenerationError(f"unknown backend {backend!r}: expected one of {', '.join(SOLVER_BACKENDS)}")
     if count < 0:
-        raise ValueError(f"count must be >= 0, got {count}")
+        raise GenerationError(f"count must be >= 0, got {count}")
     if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {seed}")
+        raise GenerationError(f"seed must be >= 0, got {seed}")
     kinds = _kinds(label, kind, unique)
     if givens is not None:
         _check_givens(size, label, kinds, givens)
@@ -155,7 +156,7 @@ def _class_records(label: str, streams: list[Stream], made: list[tuple[np.ndarra
 def _run(plan: list[tuple[str, list[Stream]]], seed: int, workers: int, progress: bool) -> list[list[LabelledBoard]]:
     """Make every class of the plan (label, streams) in one run, so worker processes share all the work."""
     if workers < 1:
-        raise ValueError(f"workers must be >= 1, got {workers}")
+        raise GenerationError(f"workers must be >= 1, got {workers}")
     streams = [s for _, class_streams in plan for s in class_streams]
     bar = _progress_bar(sum(s.count for s in streams), progress)
     try:
@@ -188,7 +189,7 @@ def generate(size: int, label: str, count: int, seed: int = 0, *, kind: str | No
     `unique` (open_solvable only): exactly one solution; False mixes unique and multiple-solution puzzles.
     `backend`: "auto" (the exact solver's batch entry points) or "python" (the pure-Python reference search).
     `workers`: processes that make the batches; the boards are the same for any number.
-    Raises ValueError (GenerationError when the boards turn out to be unreachable) for bad options.
+    Raises GenerationError (a ValueError) for bad options and for boards that turn out to be unreachable.
     """
     streams = _streams(size, label, count, seed, kind, unique, givens, backend)
     return _run([(label, streams)], seed, workers, progress)[0]
