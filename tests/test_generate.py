@@ -35,6 +35,7 @@ from ltn_sudoku.generate import (
     write_csv,
 )
 from ltn_sudoku.io import FormatError, read_records
+from ltn_sudoku.paths import DATA_DIR
 
 EXPECTED_COUNT = {"closed_valid": 1, "closed_invalid": 0, "open_impossible": 0}
 ALL_KINDS = [(label, kind) for label in CLASSES for kind in KINDS[label]]
@@ -227,6 +228,29 @@ def test_read_csv_rejects_a_bad_label(tmp_path: Path) -> None:
     path.write_text(path.read_text().replace("closed_valid", "closed_maybe", 1))
     with pytest.raises(FormatError, match=r"bad.csv:2: label 'closed_maybe'"):
         read_csv(path)
+
+
+@pytest.mark.parametrize("size", [4, 9])
+@pytest.mark.parametrize("label", CLASSES)
+def test_shipped_samples_are_true(size: int, label: str) -> None:
+    records = read_csv(DATA_DIR / "samples" / f"{size}x{size}_{label}.csv")
+    assert 100 <= len(records) <= 300
+    assert {r.label for r in records} == {label} and {r.kind for r in records} == set(KINDS[label])
+    for r in records:
+        assert r.board.n == size
+        assert_label_true(r)
+
+
+def test_shipped_kaggle_sample() -> None:
+    path = DATA_DIR / "kaggle_sample_9x9.csv"
+    assert path.read_text().startswith("quizzes,solutions\n")
+    records = read_records(path)
+    assert len(records) == 1000 and len({r.board for r in records}) == 1000
+    for r in records:
+        assert 30 <= r.board.givens <= 36
+        assert python_count(r.board) == 1
+        assert r.solution is not None and r.solution.is_valid_solution
+        assert all(v in (0, s) for v, s in zip(r.board.values, r.solution.values))
 
 
 # ---- building blocks -------------------------------------------------------------------------------------------------
