@@ -186,3 +186,19 @@ def hodoku_exemplars(tag: str) -> list[Exemplar]:
             before, _, amount, after = match.groups()
             found.append(Exemplar(Board.from_string(puzzle.strip()), before, tag, int(amount), after))
     return found
+
+
+SSTS_NAMES: tuple[str, ...] = (
+    "Full House", "Naked Single", "Hidden Single", "Locked Pair", "Locked Triple", "Locked Candidates Type 1 (Pointing)",
+    "Locked Candidates Type 2 (Claiming)", "Naked Pair", "Naked Triple", "Hidden Pair", "Hidden Triple",
+    "Naked Quadruple", "Hidden Quadruple", "X-Wing", "Swordfish", "Jellyfish", "XY-Wing", "Simple Colors Trap",
+    "Simple Colors Wrap", "Multi-Colors 1", "Multi-Colors 2",
+)
+
+
+def ssts_finders() -> list[Finder]:
+    """The finders of HoDoKu's 'ssts' set (Simple Sudoku's techniques), easiest first, as the exemplars use it."""
+    from ltn_sudoku.techniques import coloring, fish, intersections, singles, subsets, wings
+
+    by_name = {t.name: t.finder for m in (singles, intersections, subsets, fish, wings, coloring) for t in m.TECHNIQUES}
+    return [by_name[name] for name in SSTS_NAMES]
