@@ -76,16 +76,18 @@ def _keep_shortest(best: dict[EffectKey, _Found], found: _Found) -> None:
         best[found.key] = found
 
 
-def _steps(grid: CandidateGrid, graph: LinkGraph, technique: str, found: Iterable[_Found]) -> list[Step]:
-    """Steps, shortest chain first, then the most effect."""
+def _steps(grid: CandidateGrid, graph: LinkGraph | None, technique: str, found: Iterable[_Found]) -> list[Step]:
+    """Steps, shortest chain first, then the most effect (`graph` None: the chains hold candidate nodes only)."""
     ordered = sorted(found, key=lambda f: (f.length, -len(f.placements), -len(f.eliminations), f.text))
+    nn = grid.n * grid.n
     steps = []
     for f in ordered:
         cells = 0
         for node in f.chain:
-            cells |= graph.cells(node)
+            cells |= graph.cells(node) if graph is not None else 1 << (node % nn)
+        digits = {graph.digit(v) if graph is not None else v // nn + 1 for v in f.chain}
         steps.append(make_step(grid, technique, f.text, placements=f.placements, eliminations=f.eliminations,
-                               cells=iter_bits(cells), digits=sorted({graph.digit(v) for v in f.chain})))
+                               cells=iter_bits(cells), digits=sorted(digits)))
     return steps
 
 
@@ -188,7 +190,7 @@ def find_remote_pairs(grid: CandidateGrid, max_cells: int = REMOTE_PAIR_MAX_CELL
             search = _RemotePairSearch(grid, pair, cells, max_cells, best)
             for start in iter_bits(cells):
                 search.extend([start], 0)
-    return _steps(grid, link_graph(grid), "Remote Pair", best.values())
+    return _steps(grid, None, "Remote Pair", best.values())
 
 
 class _RemotePairSearch:

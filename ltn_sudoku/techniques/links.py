@@ -353,18 +353,21 @@ def _als_nodes(grid: CandidateGrid, alses: list[Als]) -> list[AlsNode]:
 
 def almost_locked_sets(grid: CandidateGrid, min_cells: int = 1, max_cells: int | None = None) -> list[Als]:
     """Every almost locked set of the grid (N cells of one unit with N + 1 candidates, min_cells <= N <= max_cells),
-    each cell set once, units in board order (rows, columns, boxes)."""
+    each cell set once, units in board order (rows, columns, boxes). By default every size up to 9x9 (as HoDoKu),
+    at most k cells on larger boards, where the number of ALSes grows exponentially with the unit size."""
+    k = grid.geo.k
+    cap = (grid.n - 1 if k <= 3 else k) if max_cells is None else max_cells
     masks = grid.masks
     found: dict[int, Als] = {}
     for unit, unit_cells in enumerate(grid.geo.units):
         empty = [c for c in unit_cells if masks[c]]
-        limit = min(len(empty) - 1, grid.n if max_cells is None else max_cells)
+        limit = min(len(empty) - 1, cap)
 
         def extend(start: int, cells: int, digits: int, count: int) -> None:
             if count >= min_cells and digits.bit_count() == count + 1 and cells not in found:
                 found[cells] = Als(cells, digits, unit)
             if count == limit or digits.bit_count() - count - 1 > limit - count:
-                return  # each further cell lowers digits - cells by one at most
+                return  # each further cell lowers (digits - cells) by one at most
             for i in range(start, len(empty)):
                 c = empty[i]
                 extend(i + 1, cells | 1 << c, digits | masks[c], count + 1)
