@@ -3,10 +3,11 @@
 - unique: a random grid dug in a random order, keeping a removal only while the solution stays unique, down to a
   target givens count drawn uniformly from the range (a dig that gets stuck above the range is dropped).
 - multiple: a random subset of a grid's cells, kept when the exact solver finds at least two solutions.
-- impossible: a unique puzzle dug to one given fewer than the target plus one wrong digit placed in an empty cell where
-  the basic rule allows it (so the givens stay consistent); "obvious" when the basic rule then shows a dead end
-  (CandidateGrid.dead_end()), "subtle" when it does not. Impossible and solvable boards so share one givens
-  distribution and differ by a single digit, which leaves a model no shortcut.
+- impossible: a base with one given fewer than the target plus one wrong digit (not the grid's) placed in an empty
+  cell where the basic rule allows it, so the givens stay consistent; "obvious" when the basic rule then shows a dead
+  end (CandidateGrid.dead_end()), "subtle" when it does not. The base is built like the solvable puzzles it must not
+  be told apart from by anything but the wrong digit: a dug unique puzzle ("dug"; no solution is then certain), or a
+  random subset of the grid ("subset", beside the multiple-solution puzzles; kept only when no solution remains).
 Every accepted board's solution count is checked by the exact solver before it is returned.
 """
 
@@ -83,8 +84,7 @@ def make_unique(n: int, attempts: int, rng: np.random.Generator, backend: str, g
 
 def make_multiple(n: int, attempts: int, rng: np.random.Generator, backend: str, givens: tuple[int, int]) -> Made:
     grids = fresh_grids(n, attempts, rng, backend)
-    keep = random_ranks(attempts, n * n, rng) < _targets(attempts, givens, rng)[:, None]
-    puzzles = np.where(keep, grids, 0).astype(GRID_DTYPE)
+    puzzles = _random_subsets(grids, _targets(attempts, givens, rng), rng)
     return _accept(puzzles, grids, np.ones(attempts, dtype=bool), n, backend, 2)
 
 
@@ -110,10 +110,17 @@ def _with_wrong_digit(bases: np.ndarray, grids: np.ndarray, n: int, rng: np.rand
     return boards, found
 
 
+def _random_subsets(grids: np.ndarray, targets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Each grid with `targets` of its cells kept, chosen at random."""
+    keep = random_ranks(len(grids), grids.shape[1], rng) < targets[:, None]
+    return np.where(keep, grids, 0).astype(GRID_DTYPE)
+
+
 def make_impossible(n: int, attempts: int, rng: np.random.Generator, backend: str, givens: tuple[int, int],
-                    obvious: bool) -> Made:
+                    obvious: bool, base: str) -> Made:
     grids = fresh_grids(n, attempts, rng, backend)
-    bases = dig_unique(grids, _targets(attempts, givens, rng) - 1, n, rng, backend)
+    targets = _targets(attempts, givens, rng) - 1
+    bases = dig_unique(grids, targets, n, rng, backend) if base == "dug" else _random_subsets(grids, targets, rng)
     boards, found = _with_wrong_digit(bases, grids, n, rng, obvious)
     keep = found & _givens_in(boards, givens)
     return _accept(boards, np.zeros_like(boards), keep, n, backend, 0)

@@ -34,9 +34,12 @@ class GenerationError(ValueError):
     """The boards cannot be made as asked: a bad option, or a givens range that digging never reaches."""
 
 
+IMPOSSIBLE_BASES: tuple[str, ...] = ("dug", "subset")
+
+
 @dataclass(frozen=True)
 class Stream:
-    """`count` boards of one kind; `seed` starts the seeds of its batches."""
+    """`count` boards of one kind; `seed` starts the seeds of its batches; `base` is an impossible board's base."""
 
     size: int
     kind: str
@@ -44,6 +47,7 @@ class Stream:
     seed: tuple[int, ...]
     givens: tuple[int, int]
     backend: str
+    base: str = "dug"
 
     @property
     def attempts(self) -> int:
@@ -65,7 +69,8 @@ def make_batch(stream: Stream, index: int) -> Made:
         return open_.make_unique(n, attempts, rng, backend, stream.givens)
     if stream.kind == "multiple":
         return open_.make_multiple(n, attempts, rng, backend, stream.givens)
-    return open_.make_impossible(n, attempts, rng, backend, stream.givens, obvious=stream.kind == "obvious")
+    return open_.make_impossible(n, attempts, rng, backend, stream.givens, obvious=stream.kind == "obvious",
+                                 base=stream.base)
 
 
 @dataclass

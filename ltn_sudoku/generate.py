@@ -6,8 +6,9 @@ Classes and kinds (every label checked by the exact solver before a board is ret
   swapped, one cell changed, or rows/columns permuted across bands (a Latin square that breaks boxes).
 - open_solvable / unique, multiple: a dug puzzle with exactly one solution, or a random subset of a grid with two or
   more (unique=False mixes both).
-- open_impossible / obvious, subtle: a unique puzzle plus one wrong but basic-rule-consistent digit; obvious when the
-  basic rule then shows a dead end (CandidateGrid.dead_end()), subtle when it does not.
+- open_impossible / obvious, subtle: a unique puzzle (unique=False: half of them a random subset of a grid) plus one
+  wrong but basic-rule-consistent digit; obvious when the basic rule then shows a dead end (CandidateGrid.dead_end()),
+  subtle when it does not.
 Output is reproducible: the same arguments and seed give the same boards in any process. Work is done in batches
 (numpy plus the exact solver's batch entry points); see docs/generators.md for distributions and throughput.
 """
@@ -22,7 +23,7 @@ from typing import Iterable, Protocol, Sequence
 import numpy as np
 import pandas as pd
 
-from ltn_sudoku._generate_run import GenerationError, Stream, run_streams
+from ltn_sudoku._generate_run import IMPOSSIBLE_BASES, GenerationError, Stream, run_streams
 from ltn_sudoku._generate_solver import SOLVER_BACKENDS
 from ltn_sudoku.board import SUPPORTED_SIZES, Board
 from ltn_sudoku.io import FormatError, atomic_write_text, encode_cells, read_records
@@ -136,16 +137,21 @@ def _streams(size: int, label: str, count: int, seed: int, kind: str | None, uni
     if givens is not None:
         _check_givens(size, label, kinds, givens)
     open_givens = givens if givens is not None else default_givens(size)
+    # With unique=False the solvable class has random-subset puzzles beside dug ones; half the impossible boards then
+    # start from random subsets too, so that no class can be told by how its boards were built.
+    bases = IMPOSSIBLE_BASES if label == "open_impossible" and not unique else IMPOSSIBLE_BASES[:1]
+    parts = [(k, b) for b in bases for k in kinds]
     return [
-        Stream(size, kind_name, kind_count, (seed, size, CLASSES.index(label), KINDS[label].index(kind_name)),
-               open_givens, backend)
-        for kind_name, kind_count in zip(kinds, _split(count, len(kinds)))
+        Stream(size, kind_name, part_count,
+               (seed, size, CLASSES.index(label), KINDS[label].index(kind_name), IMPOSSIBLE_BASES.index(base)),
+               open_givens, backend, base)
+        for (kind_name, base), part_count in zip(parts, _split(count, len(parts)))
     ]
 
 
 def _class_records(label: str, streams: list[Stream], made: list[tuple[np.ndarray, np.ndarray]],
                    seed: int) -> list[LabelledBoard]:
-    """One class's boards; with several kinds, shuffled so that position says nothing about the kind."""
+    """One class's boards; from several streams, shuffled so that position says nothing about the kind."""
     records = [r for s, (p, sol) in zip(streams, made) for r in _to_records(s.size, label, s.kind, p, sol)]
     if len(streams) > 1:
         order = np.random.default_rng([seed, streams[0].size, CLASSES.index(label), 99]).permutation(len(records))
@@ -186,7 +192,8 @@ def generate(size: int, label: str, count: int, seed: int = 0, *, kind: str | No
     """`count` boards of one class (`label`), all of `kind` or, when kind is None, the class's kinds in equal shares.
 
     `givens` (low, high), inclusive, bounds the givens count of open boards (default: default_givens(size)).
-    `unique` (open_solvable only): exactly one solution; False mixes unique and multiple-solution puzzles.
+    `unique`: open_solvable puzzles have exactly one solution; False mixes unique and multiple-solution puzzles, and
+    builds half the open_impossible boards from random subsets of grids as the multiple-solution puzzles are.
     `backend`: "auto" (the exact solver's batch entry points) or "python" (the pure-Python reference search).
     `workers`: processes that make the batches; the boards are the same for any number.
     Raises GenerationError (a ValueError) for bad options and for boards that turn out to be unreachable.

@@ -2,8 +2,8 @@
 
     .venv/bin/python scripts/make_samples.py [--data-dir data]
 
-data/samples/<n>x<n>_<class>.csv: labelled boards (ltn_sudoku.generate.write_csv columns), kinds mixed in equal shares;
-open_solvable mixes unique and multiple-solution puzzles. data/kaggle_sample_9x9.csv: unique-solution 9x9 puzzles
+data/samples/<n>x<n>_<class>.csv: labelled boards (ltn_sudoku.generate.write_csv columns), kinds mixed in equal shares,
+unique=False (open_solvable mixes unique and multiple-solution puzzles). data/kaggle_sample_9x9.csv: unique-solution 9x9 puzzles
 with 30-36 givens in the Kaggle format (quizzes,solutions; 0 = empty), like the Kaggle 1M set.
 """
 
@@ -37,7 +37,7 @@ def make_samples(data_dir: Path) -> list[Path]:
     for size in SAMPLE_SIZES:
         for label in CLASSES:
             path = sample_path(data_dir, size, label)
-            write_csv(path, generate(size, label, BOARDS_PER_CLASS, SEED, unique=label != "open_solvable"))
+            write_csv(path, generate(size, label, BOARDS_PER_CLASS, SEED, unique=False))
             written.append(path)
     puzzles = generate(9, "open_solvable", KAGGLE_COUNT, SEED, givens=KAGGLE_GIVENS)
     path = kaggle_path(data_dir)
