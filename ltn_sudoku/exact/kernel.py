@@ -48,25 +48,37 @@ from ltn_sudoku.board import Board, box_side, side_for_cell_count
 
 _ONE = np.uint64(1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_ZERO = np.uint64(0)
 
 
-def cached_njit(func: Callable[..., Any]) -> Any:
+def cached_njit(func: Callable[..., Any] | None = None, **options: Any) -> Any:
     """`njit(cache=True)`, or plain `njit` with a warning when no cache directory is writable (read-only install)."""
+    if func is None:
+        return lambda f: cached_njit(f, **options)
     try:
-        return njit(cache=True)(func)
+        return njit(cache=True, **options)(func)
     except RuntimeError as e:  # numba: "cannot cache function ...: no locator available"
         warnings.warn(f"numba cache unavailable, compiling {func.__name__} in memory: {e}", RuntimeWarning,
                       stacklevel=2)
-        return njit(func)
+        return njit(**options)(func)
 
 
-# ---- geometry and work arrays ----------------------------------------------------------------------------------------
+# ---- geometry ----------------------------------------------------------------------------------------------------------
 @cached_njit
-def _tables(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(units (3n, n), cell_units (n*n, 3), peers (n*n, 3n-2k-1)) as int32: rows, then columns, then boxes."""
+def _box_side(n: int) -> int:
     k = 1
     while k * k < n:
         k += 1
+    return k
+
+
+@cached_njit
+def _tables(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(units (3n, n), peers (n*n, 3n-2k-1), cell_units (n*n, 3), full words (W,)): rows, then columns, then boxes.
+
+    A box lists its cells row-major, so cell i of a box lies in box-row i // k and box-column i % k.
+    """
+    k = _box_side(n)
     cells = n * n
     units = np.empty((3 * n, n), np.int32)
     cell_units = np.empty((cells, 3), np.int32)
@@ -90,150 +102,205 @@ def _tables(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                     seen[p] = cell + 1
                     peers[cell, count] = p
                     count += 1
-    return units, cell_units, peers
-
-
-@cached_njit
-def _workspace(n: int) -> tuple[np.ndarray, ...]:
-    """Arrays reused for every puzzle of one side: candidates, counters, trail, queue, choice stack."""
-    cells = n * n
     words = (n + 63) // 64
-    cand = np.empty(cells * words, np.uint64)
-    cell_count = np.empty(cells, np.int32)
-    unit_count = np.empty(3 * n * n, np.int32)  # places of (unit u, digit d) at u * n + d
-    placed = np.empty(3 * n * n, np.uint8)  # digit d already placed in unit u
-    value = np.empty(cells, np.int32)  # 0 = open, else the digit 1..n
-    trail_cell = np.empty(cells * (n + 1), np.int32)
-    trail_digit = np.empty(cells * (n + 1), np.int32)  # -1 marks an assignment, else an eliminated digit
-    queue = np.empty(4 * cells + 8, np.int32)  # >= 0: naked single cell; < 0: -(u * n + d) - 1, hidden single
-    meta = np.zeros(3, np.int64)  # trail length, queue length, assigned cells
-    choice_mark = np.empty(cells + 1, np.int64)
-    choice_cell = np.empty(cells + 1, np.int32)
-    choice_digit = np.empty(cells + 1, np.int32)
-    return (cand, cell_count, unit_count, placed, value, trail_cell, trail_digit, queue, meta,
-            choice_mark, choice_cell, choice_digit)
+    full = np.empty(words, np.uint64)
+    for w in range(words):
+        bits = min(64, n - 64 * w)
+        full[w] = _ALL if bits == 64 else (_ONE << np.uint64(bits)) - _ONE
+    return units, peers, cell_units, full
 
 
-# ---- elementary moves (all recorded on the trail) ------------------------------------------------------------------
+# ---- state and elementary moves ----------------------------------------------------------------------------------------
+# One search node: cand (cells, W) uint64 candidate bitsets (an assigned cell keeps only its digit's bit), count
+# (cells,) candidates per cell, value (cells,) 0 or the assigned digit. Work arrays beside it: flags (3n,) per unit,
+# _SWEEP = look for hidden singles again, _LOCK = look for locked candidates again (set when a cell of the unit
+# changes); queue: cells whose count fell to 1; meta = [queue length, assigned cells].
+_QUEUED, _ASSIGNED = 0, 1
+_SWEEP, _LOCK = 1, 2
+
+
 @cached_njit
-def _eliminate(ws: tuple, cell_units: np.ndarray, n: int, words: int, cell: int, digit: int) -> bool:
-    """Remove one candidate, updating counters and queueing singles; False on contradiction (state stays undoable)."""
-    cand, cell_count, unit_count, placed, value, trail_cell, trail_digit, queue, meta = ws[:9]
-    cand[cell * words + (digit >> 6)] &= ~(_ONE << np.uint64(digit & 63))
-    t = meta[0]
-    trail_cell[t] = cell
-    trail_digit[t] = digit
-    meta[0] = t + 1
-    ok = True
-    left = cell_count[cell] - 1
-    cell_count[cell] = left
-    if left == 0:
-        ok = False
-    elif left == 1 and value[cell] == 0:
-        queue[meta[1]] = cell
-        meta[1] += 1
+def _workspace(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Fresh (cand, count, value, flags, queue, meta) for side n, reused across the puzzles of a batch."""
+    cells = n * n
+    return (np.empty((cells, (n + 63) // 64), np.uint64), np.empty(cells, np.int16), np.empty(cells, np.int16),
+            np.empty(3 * n, np.uint8), np.empty(cells + 1, np.int32), np.empty(2, np.int64))
+
+
+@cached_njit(inline="always")
+def _touch(flags: np.ndarray, cell_units: np.ndarray, cell: int) -> None:
     for j in range(3):
-        ud = cell_units[cell, j] * n + digit
-        places = unit_count[ud] - 1
-        unit_count[ud] = places
-        if places == 0:
-            ok = False
-        elif places == 1 and placed[ud] == 0:
-            queue[meta[1]] = -ud - 1
-            meta[1] += 1
-    return ok
+        flags[cell_units[cell, j]] = _SWEEP | _LOCK
 
 
-@cached_njit
-def _assign(ws: tuple, cell_units: np.ndarray, peers: np.ndarray, n: int, words: int, cell: int, digit: int) -> bool:
-    """Set cell to digit (0-based): drop its other candidates and the digit from every peer; False on contradiction."""
-    cand, value, trail_cell, trail_digit, placed, meta = ws[0], ws[4], ws[5], ws[6], ws[3], ws[8]
+@cached_njit(inline="always")
+def _eliminate(cand: np.ndarray, count: np.ndarray, flags: np.ndarray, queue: np.ndarray, meta: np.ndarray,
+               cell_units: np.ndarray, cell: int, digit: int) -> bool:
+    """Remove one candidate; queue the cell when one is left; False when none is left."""
+    cand[cell, digit >> 6] &= ~(_ONE << np.uint64(digit & 63))
+    left = count[cell] - 1
+    count[cell] = left
+    if left == 1:
+        queue[meta[_QUEUED]] = cell
+        meta[_QUEUED] += 1
+    _touch(flags, cell_units, cell)
+    return left > 0
+
+
+@cached_njit(inline="always")
+def _assign(cand: np.ndarray, count: np.ndarray, value: np.ndarray, flags: np.ndarray, queue: np.ndarray,
+            meta: np.ndarray, peers: np.ndarray, cell_units: np.ndarray, cell: int, digit: int) -> bool:
+    """Set cell to digit (0-based) and remove the digit from every peer; False on contradiction."""
     if value[cell] != 0:
         return value[cell] == digit + 1
     word = digit >> 6
     bit = _ONE << np.uint64(digit & 63)
-    if cand[cell * words + word] & bit == 0:
+    if cand[cell, word] & bit == 0:
         return False
     value[cell] = digit + 1
-    t = meta[0]
-    trail_cell[t] = cell
-    trail_digit[t] = -1
-    meta[0] = t + 1
-    meta[2] += 1
-    for j in range(3):
-        placed[cell_units[cell, j] * n + digit] = 1
-    for w in range(words):
-        others = cand[cell * words + w]
-        if w == word:
-            others &= ~bit
-        while others:
-            e = w * 64 + np.int64(trailing_zeros(others))
-            others &= others - _ONE
-            if not _eliminate(ws, cell_units, n, words, cell, e):
-                return False
+    meta[_ASSIGNED] += 1
+    cand[cell, :] = 0
+    cand[cell, word] = bit
+    count[cell] = 1
+    _touch(flags, cell_units, cell)
     for p in peers[cell]:
-        if cand[p * words + word] & bit:
-            if not _eliminate(ws, cell_units, n, words, p, digit):
+        if cand[p, word] & bit:
+            if not _eliminate(cand, count, flags, queue, meta, cell_units, p, digit):
                 return False
     return True
 
 
-@cached_njit
-def _undo(ws: tuple, cell_units: np.ndarray, n: int, words: int, mark: int) -> None:
-    """Replay the trail backwards down to `mark` and empty the queue."""
-    cand, cell_count, unit_count, placed, value, trail_cell, trail_digit, queue, meta = ws[:9]
-    for t in range(meta[0] - 1, mark - 1, -1):
-        cell = trail_cell[t]
-        digit = trail_digit[t]
-        if digit < 0:
-            d = value[cell] - 1
-            value[cell] = 0
-            meta[2] -= 1
-            for j in range(3):
-                placed[cell_units[cell, j] * n + d] = 0
-        else:
-            cand[cell * words + (digit >> 6)] |= _ONE << np.uint64(digit & 63)
-            cell_count[cell] += 1
-            for j in range(3):
-                unit_count[cell_units[cell, j] * n + digit] += 1
-    meta[0] = mark
-    meta[1] = 0
-
-
-@cached_njit
-def _first_digit(cand: np.ndarray, words: int, cell: int) -> int:
-    for w in range(words):
-        m = cand[cell * words + w]
-        if m:
-            return w * 64 + np.int64(trailing_zeros(m))
+@cached_njit(inline="always")
+def _digit_at(cand: np.ndarray, cell: int, skip: int) -> int:
+    """The candidate of cell after skipping `skip` of them, lowest first; -1 past the last."""
+    for w in range(cand.shape[1]):
+        m = cand[cell, w]
+        while m:
+            if skip == 0:
+                return w * 64 + np.int64(trailing_zeros(m))
+            skip -= 1
+            m &= m - _ONE
     return -1
 
 
+# ---- propagation -------------------------------------------------------------------------------------------------------
 @cached_njit
-def _propagate(ws: tuple, units: np.ndarray, cell_units: np.ndarray, peers: np.ndarray, n: int, words: int) -> bool:
-    """Place queued naked and hidden singles until none is left; False on contradiction."""
-    cand, placed, value, queue, meta = ws[0], ws[3], ws[4], ws[7], ws[8]
-    while meta[1] > 0:
-        meta[1] -= 1
-        q = queue[meta[1]]
-        if q >= 0:
-            if value[q] == 0 and not _assign(ws, cell_units, peers, n, words, q, _first_digit(cand, words, q)):
+def _hidden_singles(cand: np.ndarray, count: np.ndarray, value: np.ndarray, flags: np.ndarray, queue: np.ndarray,
+                    meta: np.ndarray, units: np.ndarray, peers: np.ndarray, cell_units: np.ndarray,
+                    full: np.ndarray) -> int:
+    """In every unit flagged _SWEEP, place each digit that has one place left; -1 on contradiction (a digit without
+    a place), else the number of placements."""
+    made = 0
+    for u in range(flags.shape[0]):
+        if not flags[u] & _SWEEP:
+            continue
+        flags[u] &= ~_SWEEP
+        for w in range(cand.shape[1]):
+            once = _ZERO
+            twice = _ZERO
+            placed = _ZERO
+            for c in units[u]:
+                m = cand[c, w]
+                if value[c] != 0:
+                    placed |= m
+                else:
+                    twice |= once & m
+                    once |= m
+            if once | placed != full[w]:
+                return -1
+            hidden = once & ~twice & ~placed
+            while hidden:
+                bit = hidden & (~hidden + _ONE)
+                hidden ^= bit
+                digit = w * 64 + np.int64(trailing_zeros(bit))
+                for c in units[u]:
+                    if cand[c, w] & bit:
+                        if value[c] == 0:
+                            if not _assign(cand, count, value, flags, queue, meta, peers, cell_units, c, digit):
+                                return -1
+                            made += 1
+                        break
+                else:  # its only place went to an earlier single of this unit
+                    return -1
+    return made
+
+
+@cached_njit
+def _locked_candidates(cand: np.ndarray, count: np.ndarray, value: np.ndarray, flags: np.ndarray,
+                       queue: np.ndarray, meta: np.ndarray, units: np.ndarray, cell_units: np.ndarray, k: int) -> int:
+    """Box-line reduction from every unit flagged _LOCK; -1 on contradiction, else the number of eliminations.
+
+    A digit whose open places in a box lie in one row (column) leaves the rest of that row (column); a digit whose
+    open places in a line lie in one box leaves the rest of that box.
+    """
+    n = units.shape[1]
+    made = 0
+    for u in range(flags.shape[0]):
+        if not flags[u] & _LOCK:
+            continue
+        flags[u] &= ~_LOCK
+        is_box = u >= 2 * n
+        for w in range(cand.shape[1]):
+            placed = _ZERO
+            for part in range(2 if is_box else 1):  # groups of k cells: box-rows or line segments, then box-columns
+                once = _ZERO
+                twice = _ZERO
+                for g in range(k):
+                    acc = _ZERO
+                    for j in range(k):
+                        c = units[u, g * k + j if part == 0 else j * k + g]
+                        if value[c] != 0:
+                            placed |= cand[c, w]
+                        else:
+                            acc |= cand[c, w]
+                    twice |= once & acc
+                    once |= acc
+                confined = once & ~twice & ~placed
+                while confined:
+                    bit = confined & (~confined + _ONE)
+                    confined ^= bit
+                    digit = w * 64 + np.int64(trailing_zeros(bit))
+                    target = -1
+                    for c in units[u]:  # its first open place names the other unit of the group
+                        if cand[c, w] & bit and value[c] == 0:
+                            target = cell_units[c, part] if is_box else cell_units[c, 2]
+                            break
+                    for t in units[target]:
+                        if cand[t, w] & bit and cell_units[t, 0] != u and cell_units[t, 1] != u and \
+                                cell_units[t, 2] != u:
+                            if not _eliminate(cand, count, flags, queue, meta, cell_units, t, digit):
+                                return -1
+                            made += 1
+    return made
+
+
+@cached_njit
+def _propagate(cand: np.ndarray, count: np.ndarray, value: np.ndarray, flags: np.ndarray, queue: np.ndarray,
+               meta: np.ndarray, units: np.ndarray, peers: np.ndarray, cell_units: np.ndarray, full: np.ndarray,
+               k: int) -> bool:
+    """Naked singles, hidden singles, then locked candidates, in units changed since they were last looked at,
+    to a fixpoint (every flag clear); False on contradiction."""
+    while True:
+        while meta[_QUEUED] > 0:
+            meta[_QUEUED] -= 1
+            c = queue[meta[_QUEUED]]
+            if value[c] == 0 and not _assign(cand, count, value, flags, queue, meta, peers, cell_units, c,
+                                             _digit_at(cand, c, 0)):
                 return False
-        elif placed[-q - 1] == 0:
-            ud = -q - 1
-            d = ud % n
-            word = d >> 6
-            bit = _ONE << np.uint64(d & 63)
-            for x in units[ud // n]:
-                if cand[x * words + word] & bit:
-                    if not _assign(ws, cell_units, peers, n, words, x, d):
-                        return False
-                    break
-    return True
+        made = _hidden_singles(cand, count, value, flags, queue, meta, units, peers, cell_units, full)
+        if made < 0:
+            return False
+        if made > 0 or meta[_QUEUED] > 0:
+            continue
+        made = _locked_candidates(cand, count, value, flags, queue, meta, units, cell_units, k)
+        if made < 0:
+            return False
+        if made == 0:
+            return True
 
 
 # ---- search ------------------------------------------------------------------------------------------------------------
-@cached_njit
+@cached_njit(inline="always")
 def _next_random(rng: np.ndarray) -> np.uint64:
     """splitmix64 step: the kernel's own generator, so results depend on the seed only."""
     rng[0] += np.uint64(0x9E3779B97F4A7C15)
@@ -244,78 +311,100 @@ def _next_random(rng: np.ndarray) -> np.uint64:
 
 
 @cached_njit
-def _pick(ws: tuple, units: np.ndarray, n: int, words: int, rng: np.ndarray) -> tuple[int, int]:
-    """The branching decision (cell, digit): smallest cell or (unit, digit); random among its options if rng is set."""
-    cand, cell_count, unit_count, placed, value = ws[:5]
-    cells = n * n
-    best = n + 1
-    best_cell = -1
-    for c in range(cells):
-        if value[c] == 0 and cell_count[c] < best:
-            best = cell_count[c]
-            best_cell = c
-            if best <= 2:
-                break
-    best_ud = -1
-    if best > 2:
-        for ud in range(3 * cells):
-            if placed[ud] == 0 and unit_count[ud] < best:
-                best = unit_count[ud]
-                best_ud = ud
-                if best <= 2:
-                    break
-    skip = 0
-    if rng.shape[0] > 0:
-        skip = np.int64(_next_random(rng) % np.uint64(best))
-    if best_ud < 0:
-        for w in range(words):
-            m = cand[best_cell * words + w]
-            while m:
-                d = w * 64 + np.int64(trailing_zeros(m))
-                if skip == 0:
-                    return best_cell, d
-                skip -= 1
-                m &= m - _ONE
-    d = best_ud % n
-    bit = _ONE << np.uint64(d & 63)
-    for x in units[best_ud // n]:
-        if cand[x * words + (d >> 6)] & bit:
-            if skip == 0:
-                return x, d
-            skip -= 1
-    return -1, -1  # unreachable: the counters always match the candidates
+def _two_places(cand: np.ndarray, value: np.ndarray, units: np.ndarray) -> int:
+    """unit * n + digit for the first digit with exactly two places in a unit, or -1."""
+    n = units.shape[1]
+    for u in range(units.shape[0]):
+        for w in range(cand.shape[1]):
+            once = _ZERO
+            twice = _ZERO
+            thrice = _ZERO
+            for c in units[u]:
+                if value[c] == 0:
+                    m = cand[c, w]
+                    thrice |= twice & m
+                    twice |= once & m
+                    once |= m
+            two = twice & ~thrice
+            if two:
+                return u * n + w * 64 + np.int64(trailing_zeros(two))
+    return -1
 
 
 @cached_njit
-def _count(ws: tuple, units: np.ndarray, cell_units: np.ndarray, peers: np.ndarray, n: int, grid: np.ndarray,
-           limit: int, found: np.ndarray, rng: np.ndarray) -> int:
+def _pick(cand: np.ndarray, count: np.ndarray, value: np.ndarray, units: np.ndarray,
+          rng: np.ndarray) -> tuple[int, int]:
+    """The branching decision (cell, digit): a cell with two candidates, else a digit with two places in a unit,
+    else a cell with fewest candidates; with rng (non-empty) a random option of that choice, else the first."""
+    n = units.shape[1]
+    best = n + 1
+    best_cell = -1
+    for c in range(count.shape[0]):
+        if value[c] == 0 and count[c] < best:
+            best = count[c]
+            best_cell = c
+            if best <= 2:
+                break
+    pair = -1
+    if best > 2:
+        pair = _two_places(cand, value, units)
+        if pair >= 0:
+            best = 2
+    skip = 0
+    if rng.shape[0] > 0:
+        skip = np.int64(_next_random(rng) % np.uint64(best))
+    if pair < 0:
+        return best_cell, _digit_at(cand, best_cell, skip)
+    digit = pair % n
+    bit = _ONE << np.uint64(digit & 63)
+    for c in units[pair // n]:
+        if cand[c, digit >> 6] & bit and value[c] == 0:
+            if skip == 0:
+                return c, digit
+            skip -= 1
+    return -1, -1  # unreachable: a pair always has two open places
+
+
+@cached_njit
+def _grown(a: np.ndarray, levels: int) -> np.ndarray:
+    """A copy of a stack array with room for `levels` entries along its first axis."""
+    out = np.empty((levels,) + a.shape[1:], a.dtype)
+    out[:a.shape[0]] = a
+    return out
+
+
+@cached_njit
+def _search(grid: np.ndarray, limit: int, found: np.ndarray, rng: np.ndarray, units: np.ndarray,
+            peers: np.ndarray, cell_units: np.ndarray, full: np.ndarray, cand: np.ndarray, count: np.ndarray,
+            value: np.ndarray, flags: np.ndarray, queue: np.ndarray, meta: np.ndarray) -> int:
     """min(#solutions of grid, limit); the first found.shape[0] solutions go to found's rows."""
-    cand, cell_count, unit_count, placed, value = ws[:5]
-    meta, choice_mark, choice_cell, choice_digit = ws[8], ws[9], ws[10], ws[11]
+    n = units.shape[1]
+    k = _box_side(n)
     cells = n * n
-    words = (n + 63) // 64
-    for w in range(words):
-        bits = min(64, n - 64 * w)
-        full = _ALL if bits == 64 else (_ONE << np.uint64(bits)) - _ONE
-        for c in range(cells):
-            cand[c * words + w] = full
-    cell_count[:] = n
-    unit_count[:] = n
-    placed[:] = 0
+    for c in range(cells):
+        cand[c, :] = full
+    count[:] = n
     value[:] = 0
+    flags[:] = _SWEEP | _LOCK
     meta[:] = 0
     ok = True
     for c in range(cells):
-        if grid[c] != 0 and not _assign(ws, cell_units, peers, n, words, c, grid[c] - 1):
+        if grid[c] != 0 and not _assign(cand, count, value, flags, queue, meta, peers, cell_units, c, grid[c] - 1):
             ok = False
             break
     if ok:
-        ok = _propagate(ws, units, cell_units, peers, n, words)
+        ok = _propagate(cand, count, value, flags, queue, meta, units, peers, cell_units, full, k)
+    levels = 8  # stack of states saved at choice points: grows by doubling
+    saved_cand = np.empty((levels,) + cand.shape, np.uint64)
+    saved_count = np.empty((levels, cells), np.int16)
+    saved_value = np.empty((levels, cells), np.int16)
+    saved_assigned = np.empty(levels, np.int64)
+    choice = np.empty((levels, 2), np.int64)
     depth = 0
     total = 0
     while True:
         if ok:
-            if meta[2] == cells:
+            if meta[_ASSIGNED] == cells:
                 if total < found.shape[0]:
                     found[total, :] = value
                 total += 1
@@ -323,65 +412,66 @@ def _count(ws: tuple, units: np.ndarray, cell_units: np.ndarray, peers: np.ndarr
                     break
                 ok = False
                 continue
-            c, d = _pick(ws, units, n, words, rng)
-            choice_mark[depth] = meta[0]
-            choice_cell[depth] = c
-            choice_digit[depth] = d
+            c, d = _pick(cand, count, value, units, rng)
+            if depth == levels:
+                levels *= 2
+                saved_cand = _grown(saved_cand, levels)
+                saved_count = _grown(saved_count, levels)
+                saved_value = _grown(saved_value, levels)
+                saved_assigned = _grown(saved_assigned, levels)
+                choice = _grown(choice, levels)
+            saved_cand[depth] = cand
+            saved_count[depth] = count
+            saved_value[depth] = value
+            saved_assigned[depth] = meta[_ASSIGNED]
+            choice[depth, 0] = c
+            choice[depth, 1] = d
             depth += 1
-            ok = _assign(ws, cell_units, peers, n, words, c, d) and _propagate(ws, units, cell_units, peers, n, words)
+            ok = _assign(cand, count, value, flags, queue, meta, peers, cell_units, c, d) and _propagate(
+                cand, count, value, flags, queue, meta, units, peers, cell_units, full, k)
         else:
             if depth == 0:
                 break
-            depth -= 1
-            _undo(ws, cell_units, n, words, choice_mark[depth])
-            c = choice_cell[depth]
-            ok = _eliminate(ws, cell_units, n, words, c, choice_digit[depth]) and _propagate(
-                ws, units, cell_units, peers, n, words)
-    meta[1] = 0
+            depth -= 1  # the saved state was a fixpoint: every flag clear
+            cand[:] = saved_cand[depth]
+            count[:] = saved_count[depth]
+            value[:] = saved_value[depth]
+            flags[:] = 0
+            meta[_ASSIGNED] = saved_assigned[depth]
+            meta[_QUEUED] = 0
+            ok = _eliminate(cand, count, flags, queue, meta, cell_units, choice[depth, 0], choice[depth, 1]) and \
+                _propagate(cand, count, value, flags, queue, meta, units, peers, cell_units, full, k)
     return total
 
 
 # ---- numba-callable and batch entry points -------------------------------------------------------------------------
 @cached_njit
+def _solve_rows(puzzles: np.ndarray, n: int, limit: int, store: int, rng: np.ndarray, counts: np.ndarray,
+                found: np.ndarray) -> None:
+    """counts[i] = min(#solutions of puzzles[i], limit); found[i] = its first `store` solutions (store <= limit)."""
+    units, peers, cell_units, full = _tables(n)
+    cand, count, value, flags, queue, meta = _workspace(n)
+    out = np.empty((store, n * n), np.int16)
+    for i in range(puzzles.shape[0]):
+        counts[i] = _search(puzzles[i], limit, out, rng, units, peers, cell_units, full, cand, count, value, flags,
+                            queue, meta)
+        for j in range(min(store, counts[i])):
+            found[i, j] = out[j]
+
+
+@cached_njit
 def count_solutions_nb(grid: np.ndarray, n: int, limit: int) -> int:
     """min(#solutions, limit) of a flat grid; callable from @njit code (see the module docstring)."""
-    units, cell_units, peers = _tables(n)
-    return _count(_workspace(n), units, cell_units, peers, n, grid, limit, np.empty((0, n * n), np.int32),
-                  np.empty(0, np.uint64))
-
-
-@cached_njit
-def _solve_rows(puzzles: np.ndarray, n: int, limit: int, counts: np.ndarray, firsts: np.ndarray) -> None:
-    units, cell_units, peers = _tables(n)
-    ws = _workspace(n)
-    no_rng = np.empty(0, np.uint64)
-    first = np.empty((1, n * n), np.int32)
-    for i in range(puzzles.shape[0]):
-        counts[i] = _count(ws, units, cell_units, peers, n, puzzles[i], limit, first, no_rng)
-        if counts[i] > 0:
-            firsts[i] = first[0]
-
-
-@cached_njit
-def _solutions_of(grid: np.ndarray, n: int, limit: int, found: np.ndarray) -> int:
-    units, cell_units, peers = _tables(n)
-    return _count(_workspace(n), units, cell_units, peers, n, grid, limit, found, np.empty(0, np.uint64))
-
-
-@cached_njit
-def _random_grids(n: int, seed: int, out: np.ndarray) -> None:
-    units, cell_units, peers = _tables(n)
-    ws = _workspace(n)
-    rng = np.zeros(1, np.uint64)
-    rng[0] = np.uint64(seed)
-    empty = np.zeros(n * n, np.int32)
-    grid = np.empty((1, n * n), np.int32)
-    for i in range(out.shape[0]):
-        _count(ws, units, cell_units, peers, n, empty, 1, grid, rng)
-        out[i] = grid[0]
+    units, peers, cell_units, full = _tables(n)
+    cand, count, value, flags, queue, meta = _workspace(n)
+    return _search(grid, limit, np.empty((0, n * n), np.int16), np.empty(0, np.uint64), units, peers, cell_units,
+                   full, cand, count, value, flags, queue, meta)
 
 
 # ---- Python wrappers -------------------------------------------------------------------------------------------------
+_NO_RNG = np.empty(0, np.uint64)
+
+
 def _check_limit(limit: int) -> None:
     if limit < 1:
         raise ValueError("limit must be at least 1")
@@ -392,7 +482,7 @@ def _as_puzzles(puzzles: np.ndarray) -> tuple[np.ndarray, int]:
     grid = np.asarray(puzzles)
     if grid.ndim != 2:
         raise ValueError(f"puzzles must be a 2-D array (m, n*n), got shape {grid.shape}")
-    if grid.size and not np.issubdtype(grid.dtype, np.integer):
+    if not np.issubdtype(grid.dtype, np.integer) and not (grid.size == 0 and grid.dtype == np.float64):
         raise ValueError(f"puzzles must hold integers, got dtype {grid.dtype}")
     n = side_for_cell_count(grid.shape[1])
     if grid.size and (grid.min() < 0 or grid.max() > n):
@@ -400,19 +490,28 @@ def _as_puzzles(puzzles: np.ndarray) -> tuple[np.ndarray, int]:
     return np.ascontiguousarray(grid, dtype=np.int32), n
 
 
+def _solve(grid: np.ndarray, n: int, limit: int, store: int, rng: np.ndarray = _NO_RNG) -> tuple[np.ndarray,
+                                                                                                np.ndarray]:
+    """(counts (m,), solutions (m, store, n*n)) of validated int32 puzzles."""
+    counts = np.zeros(grid.shape[0], np.int64)
+    found = np.zeros((grid.shape[0], store, n * n), np.int16)
+    _solve_rows(grid, n, limit, store, rng, counts, found)
+    return counts, found
+
+
 def solve_batch(puzzles: np.ndarray, limit: int = 2) -> tuple[np.ndarray, np.ndarray]:
     """(counts, first solutions) of (m, n*n) puzzles; counts = min(#solutions, limit), zero solution rows where none."""
     _check_limit(limit)
     grid, n = _as_puzzles(puzzles)
-    counts = np.zeros(grid.shape[0], np.int64)
-    firsts = np.zeros(grid.shape, np.int32)
-    _solve_rows(grid, n, limit, counts, firsts)
-    return counts, firsts
+    counts, found = _solve(grid, n, limit, 1)
+    return counts, found[:, 0, :].astype(np.int32)
 
 
 def count_solutions_batch(puzzles: np.ndarray, limit: int = 2) -> np.ndarray:
     """min(#solutions, limit) for each row of (m, n*n) puzzles."""
-    return solve_batch(puzzles, limit)[0]
+    _check_limit(limit)
+    grid, n = _as_puzzles(puzzles)
+    return _solve(grid, n, limit, 0)[0]
 
 
 def random_solutions(n: int, count: int, seed: int) -> np.ndarray:
@@ -420,23 +519,22 @@ def random_solutions(n: int, count: int, seed: int) -> np.ndarray:
     box_side(n)
     if count < 0:
         raise ValueError("count must be >= 0")
-    out = np.zeros((count, n * n), np.int32)
-    _random_grids(n, seed & 0xFFFFFFFFFFFFFFFF, out)
-    return out
+    empty = np.zeros((count, n * n), np.int32)
+    rng = np.array([seed & 0xFFFFFFFFFFFFFFFF], np.uint64)
+    return _solve(empty, n, 1, 1, rng)[1][:, 0, :].astype(np.int32)
 
 
 def solutions(board: Board, limit: int = 2) -> list[Board]:
     """Up to `limit` solutions of the board (an empty list when it has none)."""
     _check_limit(limit)
-    found = np.zeros((limit, board.cell_count), np.int32)
-    total = _solutions_of(np.asarray(board.values, np.int32), board.n, limit, found)
-    return [Board(row.tolist(), board.n) for row in found[:total]]
+    counts, found = _solve(np.asarray([board.values], np.int32), board.n, limit, limit)
+    return [Board(row.tolist(), board.n) for row in found[0, : counts[0]]]
 
 
 def count_solutions(board: Board, limit: int = 2) -> int:
     """Number of solutions, counted up to `limit` (so 2 means 'at least two' with the default)."""
     _check_limit(limit)
-    return int(count_solutions_nb(np.asarray(board.values, np.int32), board.n, limit))
+    return int(_solve(np.asarray([board.values], np.int32), board.n, limit, 0)[0][0])
 
 
 def solve(board: Board) -> Board | None:
@@ -446,10 +544,6 @@ def solve(board: Board) -> Board | None:
 
 
 def warm_up() -> None:
-    """Compile (or load from the cache) every entry point with its one signature, e.g. before timing."""
-    for n in (4,):
-        solve_batch(np.zeros((1, n * n), np.int32))
-        random_solutions(n, 1, 0)
-        solutions(Board.empty(n))
-        count_solutions(Board.empty(n))
-
+    """Compile (or load from the cache) both entry points, e.g. before timing."""
+    count_solutions_batch(np.zeros((1, 16), np.int32))
+    count_solutions_nb(np.zeros(16, np.int32), 4, 2)
