@@ -59,7 +59,7 @@ class RegCase:
 
     @property
     def merged(self) -> bool:
-        """A case whose expected step HoDoKu merges from two: siamese fish (03111, 03121, ...) and duals (0404, 0405)."""
+        """A case whose step HoDoKu merges from two: siamese fish (03111, 03121, ...) and duals (0404, 0405)."""
         siamese = len(self.code) == 5 and self.code.startswith("03") and self.code.endswith("1")
         return siamese or self.code in ("0404", "0405")
 

@@ -19,7 +19,10 @@ from ltn_sudoku.techniques.base import Assignment, Step, Technique, make_step
 SUBSET_NAMES: dict[int, str] = {2: "Pair", 3: "Triple", 4: "Quadruple"}
 
 
-def pruned_choices(bits: Sequence[int], size: int, fits: Callable[[int], bool]) -> Iterator[tuple[tuple[int, ...], int]]:
+Choice = tuple[tuple[int, ...], int]  # (chosen indices, OR of their bits)
+
+
+def pruned_choices(bits: Sequence[int], size: int, fits: Callable[[int], bool]) -> Iterator[Choice]:
     """Every choice of `size` indices into `bits` whose OR satisfies `fits`, with that OR.
 
     `fits` must be monotone (once a union fails, every wider union fails too), so a partial choice that fails is
@@ -27,7 +30,7 @@ def pruned_choices(bits: Sequence[int], size: int, fits: Callable[[int], bool]) 
     """
     count = len(bits)
 
-    def extend(start: int, chosen: tuple[int, ...], union: int) -> Iterator[tuple[tuple[int, ...], int]]:
+    def extend(start: int, chosen: tuple[int, ...], union: int) -> Iterator[Choice]:
         need = size - len(chosen)
         for i in range(start, count - need + 1):
             wider = union | bits[i]
@@ -41,7 +44,7 @@ def pruned_choices(bits: Sequence[int], size: int, fits: Callable[[int], bool]) 
     return extend(0, (), 0)
 
 
-def small_unions(bits: Sequence[int], size: int) -> Iterator[tuple[tuple[int, ...], int]]:
+def small_unions(bits: Sequence[int], size: int) -> Iterator[Choice]:
     """Every choice of `size` indices into `bits` whose OR has at most `size` set bits, with that OR.
 
     The one search behind naked subsets (cells -> digits), hidden subsets (digits -> cells) and basic fish
