@@ -100,16 +100,27 @@ def dead_ends(puzzles: np.ndarray, n: int) -> np.ndarray:
     return stuck_cell | stuck_digit
 
 
+@lru_cache(maxsize=None)
+def peer_table(n: int) -> np.ndarray:
+    """(n*n, 3n-2k-1): the peers of each cell."""
+    return np.array(geometry(n).peers)
+
+
 def forced_cells(puzzles: np.ndarray, cells: np.ndarray, digits: np.ndarray, n: int) -> np.ndarray:
-    """(m,) bool: on each board the empty `cells[i]` can only hold `digits[i]` by the basic rule alone (no other
-    candidate, or no other place for the digit in one of its units). Clearing a given that the rest of the puzzle
-    forces this way keeps the set of solutions, so the diggers need no solver call for it."""
-    cand = candidates(puzzles, n)
+    """(m,) bool: on each board the empty `cells[i]` can only hold `digits[i]` by the basic rule alone: its peers hold
+    every other digit, or in one of its units every other cell is filled or sees the digit. Clearing a given that the
+    rest of the puzzle forces this way keeps the set of solutions, so the diggers need no solver call for it. The
+    boards must be consistent with the digits (no peer holds digits[i])."""
     boards = np.arange(len(puzzles))
+    peers = peer_table(n)
     units, units_of_cell = unit_tables(n)
-    naked = cand[boards, cells].sum(axis=1) == 1
-    places = cand[boards[:, None, None], units[units_of_cell[cells]], (digits - 1)[:, None, None]].sum(axis=2)
-    return naked | (places == 1).any(axis=1)
+    seen = np.zeros((len(puzzles), n + 1), dtype=bool)
+    seen[boards[:, None], puzzles[boards[:, None], peers[cells]]] = True
+    naked = seen[:, 1:].sum(axis=1) == n - 1
+    others = units[units_of_cell[cells]]  # (m, 3, n): the cells of each unit of the cell
+    sees_digit = (puzzles[boards[:, None, None, None], peers[others]] == digits[:, None, None, None]).any(axis=3)
+    blocked = (puzzles[boards[:, None, None], others] != 0) | sees_digit | (others == cells[:, None, None])
+    return naked | blocked.all(axis=2).any(axis=1)
 
 
 def random_ranks(m: int, cells: int, rng: np.random.Generator) -> np.ndarray:

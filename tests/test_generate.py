@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ltn_sudoku._generate_grids import candidates, dead_ends, random_symmetry
+from ltn_sudoku._generate_grids import candidates, dead_ends, forced_cells, random_symmetry
 from ltn_sudoku._generate_open import dig_unique
 from ltn_sudoku._generate_solver import count_batch, random_grids
 from ltn_sudoku.board import Board
@@ -332,3 +332,24 @@ def test_many_boards_of_every_kind_are_true() -> None:
     for size, count in [(9, 16000), (4, 4000), (16, 200)]:
         for r in generate_mixed(size, count, seed=123, unique=False):
             assert_label_true(r)
+
+
+@pytest.mark.parametrize("n", [4, 9, 16])
+def test_forced_cells_follow_the_basic_rule_and_keep_the_solution(n: int) -> None:
+    rng = np.random.default_rng(n)
+    grids = random_grids(n, 120, n, "auto")
+    boards = np.where(rng.random(grids.shape) < rng.uniform(0.3, 0.9, size=(120, 1)), grids, 0).astype(np.int8)
+    rows = np.arange(120)
+    cells = rng.integers(0, n * n, size=120)
+    boards[rows, cells] = 0
+    forced = forced_cells(boards, cells, grids[rows, cells], n)
+    assert 0 < forced.sum() < len(forced)
+    for board_row, cell, digit, is_forced, grid in zip(boards, cells, grids[rows, cells], forced, grids):
+        board = Board(board_row.tolist(), n)
+        grid_state = CandidateGrid.from_board(board)
+        naked = grid_state.candidates(int(cell)) == (digit,)
+        hidden = any(grid_state.places(u, int(digit)) == 1 << int(cell) for u in board.geometry.units_of_cell[cell])
+        assert is_forced == (naked or hidden)
+        if is_forced and n < 16:  # placing the given back is forced, so the solutions of board and board+given agree
+            with_given = board.with_value(int(cell), int(digit))
+            assert python_count(board) == python_count(with_given)
