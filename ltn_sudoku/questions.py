@@ -3,7 +3,9 @@
 - Q1, closed board: is it a valid solution, and every conflict (unit, digit, cells).
 - Q2, open board: are the givens consistent, how many solutions (0, 1, 2 meaning "at least two") and one of them,
   every basic-rule move (cell, digit) with whether it leads to a dead end, and the seed's obvious "no solution" reason.
-Later answers (Q3's techniques, the LTN's predictions) join a Report as sections: objects with ``as_dict()`` (top-level
+- Q3, open board: the techniques that apply now, a ranked recommendation, the explained solving path, level and score
+  (ltn_sudoku.heuristics).
+Further answers (Q3's techniques, the LTN's predictions) join a Report as sections: objects with ``as_dict()`` (top-level
 JSON keys) and ``describe()`` (readable lines), so adding one changes neither Report nor its renderers.
 """
 
@@ -14,7 +16,9 @@ from typing import Protocol
 
 from ltn_sudoku.board import Board, Conflict, geometry, iter_bits
 from ltn_sudoku.candidates import CandidateGrid
+from ltn_sudoku.engine import Engine
 from ltn_sudoku.exact import solutions, solve
+from ltn_sudoku.heuristics import answer_q3
 
 SOLUTION_LIMIT = 2  # solutions are counted up to 2: 0 impossible, 1 unique, 2 "at least two"
 # Up to this many solutions are enumerated in one search: when that is all of them, they settle every move at once,
@@ -159,8 +163,13 @@ def _no_solution_reason(board: Board, conflicts: list[Conflict]) -> str | None:
     return CandidateGrid.from_board(board).dead_end()
 
 
-def classify(board: Board, backend: str = "auto") -> Report:
-    """Answer Q1 (closed board) or Q2 (open board) exactly; `backend` picks the solver (ltn_sudoku.exact)."""
+def classify(board: Board, backend: str = "auto", heuristics: bool = True, engine: Engine | None = None) -> Report:
+    """Answer Q1 (closed board) or Q2 and Q3 (open board) exactly.
+
+    `backend` picks the exact solver (ltn_sudoku.exact); `heuristics` adds Q3 (the techniques that apply, the
+    recommendation and the explained solving path) for open boards with consistent givens, using `engine`
+    (default: every technique in HoDoKu's order, with the search fallback).
+    """
     conflicts = board.conflicts()
     if board.is_closed:
         valid = not conflicts
@@ -168,7 +177,7 @@ def classify(board: Board, backend: str = "auto") -> Report:
     found = [] if conflicts else solutions(board, limit=ENUMERATED_SOLUTIONS + 1, backend=backend)
     moves = _possible_moves(board)
     flags = _dead_end_flags(board, moves, found, backend)
-    return Report(
+    report = Report(
         board=board,
         conflicts=tuple(conflicts),
         solution_count=min(len(found), SOLUTION_LIMIT),
@@ -176,3 +185,6 @@ def classify(board: Board, backend: str = "auto") -> Report:
         moves=tuple(Move(c, d, dead, board.n) for (c, d), dead in zip(moves, flags, strict=True)),
         no_solution_reason=None if found else _no_solution_reason(board, conflicts),
     )
+    if heuristics and not conflicts:
+        report = report.with_section(answer_q3(board, engine))
+    return report

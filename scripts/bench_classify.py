@@ -28,7 +28,7 @@ def naive_flags(board: Board, backend: str) -> list[bool]:
 
 
 def classify_flags(board: Board, backend: str) -> list[bool]:
-    return [m.dead_end for m in classify(board, backend=backend).moves]
+    return [m.dead_end for m in classify(board, backend=backend, heuristics=False).moves]
 
 
 def cut_puzzles(n: int, count: int, empty_share: float, seed: int) -> list[Board]:
@@ -67,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sets = workloads(args.boards)
     for backend in args.backends:  # warm up (numba loads its compiled code on first use)
-        classify(sets["9x9 top95"][0], backend=backend)
+        classify(sets["9x9 top95"][0], backend=backend, heuristics=False)
     header = f"{'workload':<28} {'backend':<7} {'boards':>6} {'moves/board':>11} {'classify/s':>11} {'naive/s':>9} " \
              f"{'speedup':>8}"
     print(header)

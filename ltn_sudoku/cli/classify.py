@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from ltn_sudoku.cli.common import add_input_arguments, out_format, progress, read_input, write_results
+from ltn_sudoku.cli.solve import add_engine_arguments, engine_from_args
 from ltn_sudoku.exact import BACKENDS
 from ltn_sudoku.io import BoardRecord
 from ltn_sudoku.questions import Report, classify
@@ -28,6 +29,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, metavar="FILE",
                    help="write the results to FILE (.csv or .jsonl), atomically, and print only a summary")
     p.add_argument("--backend", choices=BACKENDS, default="auto", help="exact solver backend (default: fastest)")
+    p.add_argument("--no-heuristics", action="store_true",
+                   help="skip Q3 (techniques that apply, recommendation, explained solving path)")
+    add_engine_arguments(p)
     return p
 
 
@@ -50,11 +54,12 @@ def _summary(name: str, kinds: Counter[str], out: Path) -> str:
 
 def run(args: argparse.Namespace) -> int:
     out_kind = out_format(args.out) if args.out is not None else None
+    engine = None if args.no_heuristics else engine_from_args(args)
     name, records = read_input(args)
     results: list[dict[str, object]] = []
     kinds: Counter[str] = Counter()
     for index, record in enumerate(progress(records, writing_file=out_kind is not None)):
-        report = classify(record.board, backend=args.backend)
+        report = classify(record.board, backend=args.backend, heuristics=engine is not None, engine=engine)
         kinds[_kind(report)] += 1
         if out_kind == "jsonl":
             results.append(_json_object(index, record, report))

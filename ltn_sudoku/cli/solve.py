@@ -1,0 +1,125 @@
+"""`ltn-sudoku solve`: solve boards with human techniques, explained step by step (`--explain`), with the search
+fallback reported as such, a level and score per puzzle, and the memory tracker's statistics (`--stats`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ltn_sudoku.cli import UsageError
+from ltn_sudoku.cli.common import add_input_arguments, out_format, progress, read_input, write_results
+from ltn_sudoku.engine import Engine, SolveResult
+from ltn_sudoku.io import BoardRecord
+from ltn_sudoku.memory import MemoryTracker
+
+
+def add_engine_arguments(p: argparse.ArgumentParser) -> None:
+    """The options that shape the technique pipeline (shared by solve, rate and classify)."""
+    p.add_argument("--techniques", metavar="NAMES",
+                   help="comma-separated technique names in the order to try them (default: all, HoDoKu's order)")
+    p.add_argument("--no-uniqueness", action="store_true",
+                   help="never use techniques that assume a unique solution (Unique Rectangles, BUG+1, ...)")
+
+
+def engine_from_args(args: argparse.Namespace, tracker: MemoryTracker | None = None, fallback: bool = True) -> Engine:
+    names = [t.strip() for t in args.techniques.split(",") if t.strip()] if args.techniques else None
+    engine = Engine(names, uniqueness=not args.no_uniqueness, fallback=fallback, tracker=tracker)
+    try:
+        engine.techniques(9)  # resolve names now: an unknown one is a usage error before any work
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    return engine
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "solve",
+        help="Q3: solve with human techniques, explained step by step",
+        description="Solve boards the way a person would: the easiest technique that makes progress, restarting "
+                    "from the easiest after each step. When no technique applies, one cell is taken from exact "
+                    "search and the path is marked 'guessed'. Prints the level and score (HoDoKu's scale).",
+    )
+    add_input_arguments(p)
+    add_engine_arguments(p)
+    p.add_argument("--explain", action="store_true", help="print every step of the solving path")
+    p.add_argument("--json", action="store_true", help="print one JSON object per board (JSON Lines)")
+    p.add_argument("--no-fallback", action="store_true", help="stop when no technique applies instead of searching")
+    p.add_argument("--stats", action="store_true", help="print the per-technique statistics at the end")
+    p.add_argument("--stats-out", type=Path, metavar="FILE", help="write the statistics to FILE (.csv or .json)")
+    p.add_argument("--out", type=Path, metavar="FILE", help="write the results to FILE (.csv or .jsonl)")
+    return p
+
+
+def result_dict(index: int, record: BoardRecord, result: SolveResult) -> dict[str, object]:
+    """JSON-ready result of one board: steps with 0-based [row, col, digit] triples."""
+    geo = record.board.geometry
+    return {
+        "index": index,
+        "line": record.line,
+        "size": record.board.n,
+        "board": record.board.to_line(),
+        "solutions": result.solutions,
+        "solved": result.solved,
+        "guessed": result.guessed,
+        "level": result.level,
+        "score": result.score,
+        "solution": result.final.to_line() if result.solved and result.final is not None else None,
+        "reason": result.reason,
+        "steps": [s.as_dict(geo) for s in result.steps],
+    }
+
+
+def outcome(result: SolveResult) -> str:
+    """One phrase for how the board ended."""
+    if result.solved:
+        how = "with search (guessed)" if result.guessed else "by logic"
+        return f"solved {how}: level {result.level}, score {result.score}, {len(result.steps)} steps"
+    return f"not solved: {result.reason}"
+
+
+def _text(name: str, result: SolveResult, explain: bool) -> str:
+    lines = [f"{name}: {outcome(result)}"]
+    if explain:
+        width = len(str(len(result.steps)))
+        lines += [f"  {i:>{width}}. {s.text}" for i, s in enumerate(result.steps, 1)]
+    if result.final is not None:
+        lines.append(result.final.draw())
+    return "\n".join(lines)
+
+
+def _stats_out(path: Path) -> str:
+    kind = {".csv": "csv", ".json": "json"}.get(path.suffix.lower())
+    if kind is None or path.is_dir():
+        raise UsageError(f"--stats-out {path}: expected a .csv or .json file name")
+    return kind
+
+
+def run(args: argparse.Namespace) -> int:
+    out_kind = out_format(args.out) if args.out is not None else None
+    stats_kind = _stats_out(args.stats_out) if args.stats_out is not None else None
+    tracker = MemoryTracker()
+    engine = engine_from_args(args, tracker, fallback=not args.no_fallback)
+    name, records = read_input(args)
+    results = []
+    for index, record in enumerate(progress(records, writing_file=out_kind is not None)):
+        result = engine.solve(record.board)
+        data = result_dict(index, record, result)
+        if out_kind is not None:
+            results.append(data if out_kind == "jsonl" else {**data, "steps": len(result.steps)})
+        elif args.json:
+            print(json.dumps(data), flush=True)
+        else:
+            title = name if len(records) == 1 else f"{name}, board {index + 1} (line {record.line})"
+            print(_text(title, result, args.explain) + "\n", flush=True)
+    if out_kind is not None:
+        write_results(args.out, out_kind, results)
+        solved = sum(bool(r["solved"]) for r in results)
+        print(f"{name}: {len(results)} boards, {solved} solved -> {args.out}")
+    if args.stats:
+        print(tracker.summary())
+    if stats_kind == "csv":
+        tracker.to_csv(args.stats_out)
+    elif stats_kind == "json":
+        tracker.to_json(args.stats_out)
+    return 0
