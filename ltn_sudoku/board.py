@@ -162,6 +162,8 @@ class Board:
     """An immutable n x n Sudoku grid (n = k*k, 4 <= n <= 81); 0 marks an empty cell."""
 
     __slots__ = ("n", "values")
+    n: int
+    values: tuple[int, ...]
 
     def __init__(self, values: Sequence[int], n: int | None = None) -> None:
         vals = tuple(int(v) for v in values)
