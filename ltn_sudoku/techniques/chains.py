@@ -319,7 +319,8 @@ class _LoopSearch:
             _keep_shortest(self.continuous,
                            _Found(length, tuple(closed), chain_text(self.graph, closed, imp.value), (), eliminations))
 
-    def _chain(self, imp: Implications, end: int, end_value: bool, loop: bool, hodoku: bool = False) -> list[int] | None:
+    def _chain(self, imp: Implications, end: int, end_value: bool, loop: bool,
+               hodoku: bool = False) -> list[int] | None:
         """A lasso-free shortest chain (HoDoKu's own where its eliminations depend on it); in a grouped search only a
         chain through a compound node counts."""
         chain = imp.chain(end, end_value, loop=loop, rank=self.rank if hodoku else None)

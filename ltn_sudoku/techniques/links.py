@@ -11,13 +11,15 @@ Links between nodes, the two kinds every chain is made of:
   a false => b true. Every strong link of a Sudoku is also weak, and the weak adjacency includes it.
 
 Node ids are ints. Candidate node (cell, digit) is ``(digit - 1) * n*n + cell``, so the nodes of one digit are one
-block of bits, the candidate grid's ``digit_cells[digit]`` shifted; compound nodes follow from ``n**3`` on. A set of nodes
-is a Python int with bit ``v`` set for node ``v``, which keeps the breadth-first walk to a few big-int operations
-per node.
+block of bits, the candidate grid's ``digit_cells[digit]`` shifted; compound nodes follow from ``n**3`` on. A set of
+nodes is a Python int with bit ``v`` set for node ``v``, which keeps the breadth-first walk to a few big-int
+operations per node.
 
 `implications(graph, premise, value)` walks from a premise ("node is true" or "node is false") through alternating
 links, true -weak-> false -strong-> true ..., layer by layer (so distances are shortest chains), and can rebuild a
-shortest chain to any node it reached, with or without lassos. `chain_text` writes a chain in Eureka notation.
+shortest lasso-free chain to any node it reached. `chain_text` writes a chain in Eureka notation. Also here, shared
+with the ALS techniques: `almost_locked_sets`, and `StateCache` / `state_key` to share work between the finders that
+look at one grid state.
 """
 
 from __future__ import annotations
@@ -95,7 +97,8 @@ class LinkGraph:
 
     Compound nodes (ids from `compound_base` on): group nodes with ``grouped=True``, ALS nodes with ``als=True``
     (HoDoKu's "ALS in chains" option; ALSes of two or more cells). An ALS node A[k] is weakly linked to whatever
-    sees all of A's k cells (candidates, groups and other ALSes' k nodes outside A) and strongly to A's other digits.
+    sees all of A's k cells (candidates, groups and other ALSes' k nodes outside A), strongly to A's other digits and
+    to the candidates it forces, by long links (see `Links`).
     `links` holds every link. `xy_links` holds only strong links inside bivalue cells and weak links between cells
     (one digit in one unit): the links an XY-chain may use. The graph is a snapshot of the grid when it was built.
     """
@@ -258,7 +261,8 @@ class LinkGraph:
                 for house in (x.line, x.box):
                     strong[v] |= _partner(places & geo.unit_bits[house] & ~x.cells, shift, x.digit, group_of)
             else:
-                long_strong.setdefault(v, []).append((_als_penalty(self.alses[x.als]) - 1, als_digits[x.als] & ~(1 << v)))
+                inside = (_als_penalty(self.alses[x.als]) - 1, als_digits[x.als] & ~(1 << v))
+                long_strong.setdefault(v, []).append(inside)
         for index in als_digits:
             self._link_als_forcings(index, long_strong)
 
