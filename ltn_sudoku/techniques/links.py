@@ -46,13 +46,7 @@ class Links:
     weak: list[int]
     with_strong: int  # node set: the nodes that have at least one strong link (the others end a walk)
     long_strong: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)  # node -> ((length, nodes), ...)
-
-    @property
-    def with_long(self) -> int:
-        out = 0
-        for v in self.long_strong:
-            out |= 1 << v
-        return out
+    with_long: int = 0  # node set: the keys of long_strong
 
 
 @dataclass(frozen=True)
@@ -227,7 +221,8 @@ class LinkGraph:
         self._link_compounds(strong, weak, long_strong, group_of)
         self._cell_nodes = cell_nodes
         self._candidates = candidates
-        self.links = Links(strong, weak, _nonempty(strong), {v: tuple(ls) for v, ls in long_strong.items()})
+        with_long = sum(1 << v for v in long_strong)
+        self.links = Links(strong, weak, _nonempty(strong), {v: tuple(ls) for v, ls in long_strong.items()}, with_long)
         self.xy_links = Links(cell_strong, unit_weak, _nonempty(cell_strong))
 
     def _link_compounds(self, strong: list[int], weak: list[int], long_strong: dict[int, list[tuple[int, int]]],
