@@ -8,16 +8,18 @@ B lacks y => B holds z", ending in a digit z that one of two ALS must hold: z is
 all the z cells of both.
 
 Bitsets throughout: cells as Python ints (bit = cell), digits as candidate masks (bit d-1 = digit d). The ALS of a
-grid (enumerated by links.almost_locked_sets, which the chain finders share) and their RC links are computed once per
-grid state and shared by the four finders (`AlsIndex.of`). ALS may
-overlap (HoDoKu's "allow overlap" option) as long as no RC digit lies in the shared cells; chains may reuse ALS.
-Each finder returns its steps simplest first (fewest ALS cells), one step per elimination set, at most `limit`.
+grid (enumerated by links.almost_locked_sets, which the chain finders share), their RC links, the pairs of ALS that
+could eliminate together and the chain reach sets are computed once per grid state and shared by the four finders
+(`AlsIndex.of`). ALS may overlap (HoDoKu's "allow overlap" option) as long as no RC digit lies in the shared cells.
+Each finder returns one step per elimination set, simplest pattern first (fewest ALS, then fewest cells), at most
+`limit`; the search itself is complete within the size bounds (`max_cells` per ALS, `max_als` per chain).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from functools import cached_property
+from typing import Callable, Iterable
 
 from ltn_sudoku.board import Geometry, iter_bits
 from ltn_sudoku.candidates import CandidateGrid, mask_digits
@@ -25,23 +27,21 @@ from ltn_sudoku.techniques.base import Assignment, Step, Technique, make_step
 from ltn_sudoku.techniques.links import StateCache, almost_locked_sets, state_key
 
 
+
 @dataclass(frozen=True, slots=True)
 class Als:
-    """An ALS (cells, digits) with what its links need: per digit (index d, 1-based) the ALS cells holding it and the
-    cells that see all of those."""
+    """An ALS with what its links need, per digit (index d, 1-based): the ALS cells holding d, and the targets: cells
+    outside the ALS that hold d and see all of those (where d goes if the ALS must hold d)."""
 
     cells: int
     digits: int
+    size: int
     digit_cells: tuple[int, ...]
-    sees_all: tuple[int, ...]
-
-    @property
-    def size(self) -> int:
-        return self.cells.bit_count()
+    targets: tuple[int, ...]
 
     def name(self, geo: Geometry) -> str:
         """'r1c1,r1c2 {1,2,3}'."""
-        return f"{geo.cells_name(iter_bits(self.cells))} {{{','.join(map(str, mask_digits(self.digits)))}}}"
+        return f"{geo.cells_name(iter_bits(self.cells))} {{{_digits_text(self.digits)}}}"
 
 
 def default_max_cells(n: int) -> int:
@@ -51,6 +51,12 @@ def default_max_cells(n: int) -> int:
     return n - 1 if k <= 3 else k
 
 
+def default_max_als(n: int) -> int:
+    """Longest ALS-XY-Chain searched, in ALS: 7 up to 9x9 (HoDoKu's library cases need up to 7), 5 beyond (bigger
+    boards have many more ALS and links)."""
+    return 7 if n <= 9 else 5
+
+
 def find_alses(grid: CandidateGrid, max_cells: int | None = None) -> list[Als]:
     """Every ALS of the grid (links.almost_locked_sets: each cell set once), smallest first, with its digit data."""
     geo = grid.geo
@@ -58,15 +64,15 @@ def find_alses(grid: CandidateGrid, max_cells: int | None = None) -> list[Als]:
     alses = []
     for base in sorted(found, key=lambda a: (a.cells.bit_count(), a.cells)):
         digit_cells = [0] * (grid.n + 1)
-        sees_all = [0] * (grid.n + 1)
+        targets = [0] * (grid.n + 1)
         for b in iter_bits(base.digits):
             holding = base.cells & grid.digit_cells[b + 1]
-            seen = -1
+            seen = grid.digit_cells[b + 1] & ~base.cells
             for c in iter_bits(holding):
                 seen &= geo.peer_bits[c]
             digit_cells[b + 1] = holding
-            sees_all[b + 1] = seen
-        alses.append(Als(base.cells, base.digits, tuple(digit_cells), tuple(sees_all)))
+            targets[b + 1] = seen
+        alses.append(Als(base.cells, base.digits, base.cells.bit_count(), tuple(digit_cells), tuple(targets)))
     return alses
 
 
@@ -77,10 +83,11 @@ def _units_holding(geo: Geometry, cells: int) -> list[int]:
 
 
 class AlsIndex:
-    """The ALS of one grid state and their RC links (links[i][j] = mask of RC digits between ALS i and j)."""
+    """The ALS of one grid state, their RC links (links[i][j] = mask of RC digits between ALS i and j), and what the
+    wing and chain searches share, built on first use."""
 
     def __init__(self, grid: CandidateGrid, max_cells: int | None = None) -> None:
-        self.grid = grid
+        self.n = grid.n
         self.alses = find_alses(grid, max_cells)
         self.links: list[dict[int, int]] = [{} for _ in self.alses]
         by_digit_unit: dict[tuple[int, int], list[int]] = {}
@@ -95,7 +102,7 @@ class AlsIndex:
                 a = self.alses[i]
                 for j in members[x + 1:]:
                     if a.cells & self.alses[j].cells & holding:
-                        continue  # x in a shared cell: both could hold it
+                        continue  # the digit in a shared cell: both could hold it
                     self.links[i][j] = self.links[i].get(j, 0) | bit
                     self.links[j][i] = self.links[j].get(i, 0) | bit
 
@@ -104,33 +111,78 @@ class AlsIndex:
         """The index of this grid state, shared by the finders of one engine round."""
         return _INDEXES.get((max_cells, state_key(grid)), lambda: cls(grid, max_cells))
 
+    @cached_property
+    def pairs(self) -> dict[tuple[int, int], int]:
+        """(i, j), i < j -> the digits of both ALS with a common target (the end ALS of a wing or chain)."""
+        found: dict[tuple[int, int], int] = {}
+        for zb in range(self.n):
+            by_target: dict[int, list[int]] = {}
+            for i, als in enumerate(self.alses):
+                if als.digits >> zb & 1:
+                    for cell in iter_bits(als.targets[zb + 1]):
+                        by_target.setdefault(cell, []).append(i)
+            for members in by_target.values():
+                for x, i in enumerate(members):
+                    for j in members[x + 1:]:
+                        found[(i, j)] = found.get((i, j), 0) | 1 << zb
+        return found
+
+    @cached_property
+    def successors(self) -> list[list[int]]:
+        """The implication graph of the chains: state v = i*n + x ("ALS i lacks x, so holds its other digits") leads
+        to j*n + y for every RC y != x between ALS i and j ("ALS j lacks y")."""
+        n = self.n
+        return [[j * n + y for j, rc in self.links[v // n].items() for y in iter_bits(rc & ~(1 << v % n))]
+                if self.alses[v // n].digits >> (v % n) & 1 else [] for v in range(len(self.alses) * n)]
+
+    def reach(self, max_steps: int) -> list[list[int]]:
+        """reach[k][v]: the states reachable from v in at most k steps (bitset), k = 0 .. max_steps."""
+        levels = self._reach
+        while len(levels) <= max_steps:
+            last = levels[-1]
+            level = []
+            for v, following in enumerate(self.successors):
+                bits = 1 << v
+                for u in following:
+                    bits |= last[u]
+                level.append(bits)
+            levels.append(level)
+        return levels[:max_steps + 1]
+
+    @cached_property
+    def _reach(self) -> list[list[int]]:
+        return [[1 << v for v in range(len(self.successors))]]
+
 
 _INDEXES: StateCache[tuple[int | None, tuple[int, ...]], AlsIndex] = StateCache()
 
 
 # ---- shared step building ----------------------------------------------------------------------------------------
-def _targets(grid: CandidateGrid, digit: int, outside: int, *alses: Als) -> int:
-    """Cells outside `outside` holding digit that see every cell of the given ALS holding it."""
-    seen = grid.digit_cells[digit] & ~outside
-    for als in alses:
-        seen &= als.sees_all[digit]
-    return seen
+Effect = tuple[tuple[int, int], ...]  # eliminations as (digit, cell set) pairs, by digit
 
 
-def _common_eliminations(grid: CandidateGrid, a: Als, b: Als, digits: int) -> list[Assignment]:
-    """For each digit of the mask that A or B must hold: its cells outside A and B that see all its cells in both."""
-    outside = a.cells | b.cells
-    return [(c, z + 1) for z in iter_bits(digits) for c in iter_bits(_targets(grid, z + 1, outside, a, b))]
+def _common_targets(a: Als, b: Als, digits: int) -> Effect:
+    """For each digit of the mask that A or B must hold: its cells outside both that see all its cells in both."""
+    found = []
+    for z in iter_bits(digits):
+        cells = a.targets[z + 1] & b.targets[z + 1]
+        if cells:
+            found.append((z + 1, cells))
+    return tuple(found)
+
+
+def _eliminations(effect: Effect) -> list[Assignment]:
+    return [(c, digit) for digit, cells in effect for c in iter_bits(cells)]
 
 
 def _digits_text(mask: int) -> str:
     return ",".join(map(str, mask_digits(mask)))
 
 
-def _digits_of(eliminations: list[Assignment]) -> int:
-    """The candidate mask of the digits a list of eliminations removes."""
+def _digits_of(effect: Effect) -> int:
+    """The candidate mask of the digits an effect removes."""
     mask = 0
-    for _, digit in eliminations:
+    for digit, _ in effect:
         mask |= 1 << (digit - 1)
     return mask
 
@@ -139,12 +191,11 @@ class _Collector:
     """Distinct steps by effect, keeping the simplest pattern (lowest cost) for each; steps are built lazily."""
 
     def __init__(self) -> None:
-        self._found: dict[tuple[Assignment, ...], tuple[int, int, Callable[[], Step]]] = {}
+        self._found: dict[Effect, tuple[int, int, Callable[[], Step]]] = {}
 
-    def add(self, cost: int, eliminations: list[Assignment], build: Callable[[], Step]) -> None:
-        key = tuple(sorted(set(eliminations)))
-        if key and (key not in self._found or cost < self._found[key][0]):
-            self._found[key] = (cost, len(self._found), build)
+    def add(self, cost: int, effect: Effect, build: Callable[[], Step]) -> None:
+        if effect and (effect not in self._found or cost < self._found[effect][0]):
+            self._found[effect] = (cost, len(self._found), build)
 
     def steps(self, limit: int | None) -> list[Step]:
         return [build() for _, _, build in sorted(self._found.values(), key=lambda t: t[:2])[:limit]]
@@ -164,17 +215,17 @@ def find_als_xz(grid: CandidateGrid, max_cells: int | None = None, limit: int | 
                 continue  # each pair once; three RCs cannot happen in a grid with a solution
             b = alses[j]
             if rc.bit_count() == 1:
-                eliminations = _common_eliminations(grid, a, b, a.digits & b.digits & ~rc)
-                pattern = f"X={_digits_text(rc)}, Z={_digits_text(_digits_of(eliminations))}"
+                effect = _common_targets(a, b, a.digits & b.digits & ~rc)
+                pattern = f"X={_digits_text(rc)}, Z={_digits_text(_digits_of(effect))}"
             else:
-                outside = a.cells | b.cells
-                eliminations = _common_eliminations(grid, a, b, rc)
-                for locked in (a, b):
+                by_digit = dict(_common_targets(a, b, rc))
+                for locked, other in ((a, b), (b, a)):
                     for z in iter_bits(locked.digits & ~rc):
-                        eliminations += [(c, z + 1) for c in iter_bits(_targets(grid, z + 1, outside, locked))]
+                        by_digit[z + 1] = by_digit.get(z + 1, 0) | locked.targets[z + 1] & ~other.cells
+                effect = tuple(sorted((d, cells) for d, cells in by_digit.items() if cells))
                 pattern = f"X={_digits_text(rc)} (doubly linked)"
-            out.add(a.size + b.size, eliminations, lambda a=a, b=b, pattern=pattern, eliminations=eliminations: make_step(
-                grid, "ALS-XZ", f"A={a.name(geo)}, B={b.name(geo)}, {pattern}", eliminations=eliminations,
+            out.add(a.size + b.size, effect, lambda a=a, b=b, pattern=pattern, effect=effect: make_step(
+                grid, "ALS-XZ", f"A={a.name(geo)}, B={b.name(geo)}, {pattern}", eliminations=_eliminations(effect),
                 cells=iter_bits(a.cells | b.cells), digits=mask_digits(a.digits | b.digits)))
     return out.steps(limit)
 
@@ -182,118 +233,114 @@ def find_als_xz(grid: CandidateGrid, max_cells: int | None = None, limit: int | 
 # ---- ALS-XY-Wing ---------------------------------------------------------------------------------------------------
 def find_als_xy_wings(grid: CandidateGrid, max_cells: int | None = None, limit: int | None = None) -> list[Step]:
     """ALS A and B both linked to a pivot ALS C, by RCs x (A-C) and y (B-C), x != y: if A lacks z it holds x, so C
-    lacks x and holds y, so B lacks y and holds z. z (not an RC of either link) is in A or B."""
+    lacks x and holds y, so B lacks y and holds z. z (not an RC of either link) is in A or B. Searched from the
+    pairs (A, B) with a common target, through the pivots they share."""
     index = AlsIndex.of(grid, max_cells)
-    geo, alses = grid.geo, index.alses
-    with_targets = [_digits_with_targets(grid, als) for als in alses]
+    geo, alses, links = grid.geo, index.alses, index.links
     out = _Collector()
-    for c, links in enumerate(index.links):
-        pivot = alses[c]
-        wings = [(i, rc) for i, rc in links.items() if with_targets[i]]
-        for x, (i, rc_a) in enumerate(wings):
-            a = alses[i]
-            for j, rc_b in wings[x + 1:]:
-                zs = with_targets[i] & with_targets[j] & ~(rc_a | rc_b)
-                if not zs or (rc_a == rc_b and rc_a.bit_count() == 1):
-                    continue
-                b = alses[j]
-                shared = a.cells & b.cells
-                if shared == a.cells or shared == b.cells:
-                    continue  # one wing inside the other
-                eliminations = _common_eliminations(grid, a, b, zs)
-                out.add(a.size + b.size + pivot.size, eliminations,
-                        lambda a=a, b=b, pivot=pivot, rc_a=rc_a, rc_b=rc_b, eliminations=eliminations: make_step(
-                            grid, "ALS-XY-Wing", f"A={a.name(geo)}, B={b.name(geo)}, C={pivot.name(geo)}, "
-                            f"X={_digits_text(rc_a)}, Y={_digits_text(rc_b)}, Z={_digits_text(_digits_of(eliminations))}",
-                            eliminations=eliminations, cells=iter_bits(a.cells | b.cells | pivot.cells),
-                            digits=mask_digits(a.digits | b.digits | pivot.digits)))
+    for (i, j), zs_pair in index.pairs.items():
+        a, b = alses[i], alses[j]
+        shared = a.cells & b.cells
+        if shared == a.cells or shared == b.cells:
+            continue  # one wing inside the other
+        for c in links[i].keys() & links[j].keys():
+            rc_a, rc_b = links[i][c], links[j][c]
+            zs = zs_pair & ~(rc_a | rc_b)
+            if not zs or (rc_a == rc_b and rc_a.bit_count() == 1):
+                continue
+            pivot = alses[c]
+            effect = _common_targets(a, b, zs)
+            out.add(a.size + b.size + pivot.size, effect,
+                    lambda a=a, b=b, pivot=pivot, rc_a=rc_a, rc_b=rc_b, effect=effect: make_step(
+                        grid, "ALS-XY-Wing", f"A={a.name(geo)}, B={b.name(geo)}, C={pivot.name(geo)}, "
+                        f"X={_digits_text(rc_a)}, Y={_digits_text(rc_b)}, Z={_digits_text(_digits_of(effect))}",
+                        eliminations=_eliminations(effect), cells=iter_bits(a.cells | b.cells | pivot.cells),
+                        digits=mask_digits(a.digits | b.digits | pivot.digits)))
     return out.steps(limit)
-
-
-def _digits_with_targets(grid: CandidateGrid, als: Als) -> int:
-    """Digits of the ALS with a cell outside it that sees all the ALS cells holding the digit."""
-    return sum(1 << b for b in iter_bits(als.digits) if _targets(grid, b + 1, als.cells, als))
 
 
 # ---- ALS-XY-Chain --------------------------------------------------------------------------------------------------
-def find_als_xy_chains(grid: CandidateGrid, max_als: int = 8, max_cells: int | None = None,
+def find_als_xy_chains(grid: CandidateGrid, max_als: int | None = None, max_cells: int | None = None,
                        limit: int | None = None) -> list[Step]:
-    """A chain of 4 to max_als ALS, consecutive ones linked by RCs, no RC used twice in a row: if the first ALS
-    lacks z it holds x1, the RC to the second, so the second lacks x1 and holds x2, ... and the last holds z.
-    z (in the first and last ALS, not their RC in the chain) is in one of them.
+    """A chain of 4 to max_als ALS (default `default_max_als`), consecutive ones linked by RCs, no RC used twice in a
+    row: if the first ALS lacks z it holds x1, the RC to the second, so the second lacks x1 and holds x2, ... and the
+    last holds z. z (in the first and last ALS, not their RC in the chain) is in one of them.
 
-    Implications between states (ALS i lacks digit x) form a graph; reach sets within k steps are bitsets built
-    level by level, so every pair of end ALS sharing a digit with common targets is checked in a few bit tests and
-    the shortest chain is read back from the levels. Chains as short as an ALS-XZ or ALS-XY-Wing are left to those.
+    The implications between states "ALS i lacks x" form a graph whose reach sets within k steps are bitsets
+    (`AlsIndex.reach`). For a first ALS and its first RC x, the states reachable from all its x-links are ORed per
+    level, so each pair of end ALS with a common target is checked in a few bit tests; the shortest chain is read
+    back from the levels. Ends reachable in fewer steps make an ALS-XZ or ALS-XY-Wing and are left to those.
     """
     index = AlsIndex.of(grid, max_cells)
     alses, links, n = index.alses, index.links, grid.n
-    successors = [[j * n + y for j, rc in links[v // n].items() for y in iter_bits(rc & ~(1 << v % n))]
-                  if alses[v // n].digits >> (v % n) & 1 else [] for v in range(len(alses) * n)]
-    reach = [[1 << v for v in range(len(successors))]]  # reach[k][v]: states reachable from v in <= k steps
-    for _ in range(max_als - 2):
-        last = reach[-1]
-        level = []
-        for v, following in enumerate(successors):
-            bits = 1 << v
-            for u in following:
-                bits |= last[u]
-            level.append(bits)
-        reach.append(level)
-    hops = [[(j * n + x, x) for j, rc in links[i].items() for x in iter_bits(rc)] for i in range(len(alses))]
+    longest = default_max_als(n) if max_als is None else max_als
+    if longest < 4:
+        return []
+    reach = index.reach(longest - 2)
+    hops: list[dict[int, list[int]]] = [{} for _ in alses]  # first ALS -> first RC x -> states (second ALS, x)
+    for i, links_i in enumerate(links):
+        for j, rc in links_i.items():
+            for x in iter_bits(rc):
+                hops[i].setdefault(x, []).append(j * n + x)
+    partners: list[dict[int, int]] = [{} for _ in alses]  # first ALS -> end ALS -> digits with common targets
+    for (i, j), zs in index.pairs.items():
+        partners[i][j] = zs
+    blocks = _union(1 << (i * n) for i in range(len(alses)))  # bit i*n: the state block of ALS i
     out = _Collector()
-    for (first, end), zs_pair in _productive_pairs(grid, alses).items():
-        end_states = alses[end].digits << (end * n)
-        for hop, x in hops[first]:
-            reachable = reach[-1][hop] & end_states
-            if not zs_pair & ~(1 << x):
-                continue
-            for target in iter_bits(reachable):
-                zs = zs_pair & ~(1 << x) & ~(1 << target % n)
-                if not zs:
+    for first, ends in enumerate(partners):
+        if not ends:
+            continue
+        wanted = _union(1 << (end * n) for end in ends)
+        best: dict[tuple[int, int], tuple[int, int, int]] = {}  # (end, digits) -> (steps, first RC, end state)
+        for x, states in hops[first].items():
+            reached = [_union(level[v] for v in states) for level in reach]
+            far = reached[-1] & ~reached[1]  # fewer steps: an ALS-XZ or ALS-XY-Wing
+            folded = 0
+            for d in range(n):
+                folded |= far >> d & blocks
+            for end_bit in iter_bits(folded & wanted):
+                end = end_bit // n
+                others = ends[end] & ~(1 << x)
+                if not others:
                     continue
-                steps = next(k for k, level in enumerate(reach) if level[hop] >> target & 1)
-                if steps < 2:
-                    continue  # an ALS-XY-Wing or shorter
-                chain = [first * n, *_walk(successors, reach, hop, target, steps)]
-                eliminations = _common_eliminations(grid, alses[first], alses[end], zs)
-                out.add(len(chain) * 100 + sum(alses[v // n].size for v in chain), eliminations,
-                        lambda chain=chain, eliminations=eliminations: _chain_step(grid, alses, chain, eliminations))
+                lacks = [level >> end_bit & alses[end].digits for level in reached]  # end states by level
+                for w in iter_bits(lacks[-1] & ~lacks[1]):
+                    zs = others & ~(1 << w)
+                    if zs:
+                        steps = next(k for k in range(2, len(lacks)) if lacks[k] >> w & 1)
+                        if (end, zs) not in best or steps < best[(end, zs)][0]:
+                            best[(end, zs)] = (steps, x, end_bit + w)
+        for (end, zs), (steps, x, target) in best.items():
+            effect = _common_targets(alses[first], alses[end], zs)
+            out.add((steps + 2) * 100 + alses[first].size + alses[end].size, effect,
+                    lambda first=first, steps=steps, x=x, target=target, effect=effect: _chain_step(
+                        grid, index, [first * n, *_walk(index, reach, hops[first][x], target, steps)], effect))
     return out.steps(limit)
 
 
-def _productive_pairs(grid: CandidateGrid, alses: list[Als]) -> dict[tuple[int, int], int]:
-    """(i, j), i < j -> digits z of both ALS with a cell outside both that sees all their z cells."""
-    pairs: dict[tuple[int, int], int] = {}
-    for zb in range(grid.n):
-        by_target: dict[int, list[int]] = {}
-        for i, als in enumerate(alses):
-            if als.digits >> zb & 1:
-                for cell in iter_bits(_targets(grid, zb + 1, als.cells, als)):
-                    by_target.setdefault(cell, []).append(i)
-        for members in by_target.values():
-            for x, i in enumerate(members):
-                for j in members[x + 1:]:
-                    pairs[(i, j)] = pairs.get((i, j), 0) | 1 << zb
-    return pairs
+def _union(sets: Iterable[int]) -> int:
+    total = 0
+    for bits in sets:
+        total |= bits
+    return total
 
 
-def _walk(successors: list[list[int]], reach: list[list[int]], start: int, target: int, steps: int) -> list[int]:
-    """A shortest path of `steps` steps from start to target, read back from the reach levels."""
-    path = [start]
-    node = start
+def _walk(index: AlsIndex, reach: list[list[int]], starts: list[int], target: int, steps: int) -> list[int]:
+    """A shortest path of `steps` steps from one of `starts` to target, read back from the reach levels."""
+    node = next(v for v in starts if reach[steps][v] >> target & 1)
+    path = [node]
     for left in range(steps - 1, -1, -1):
-        node = next(u for u in successors[node] if reach[left][u] >> target & 1)
+        node = next(u for u in index.successors[node] if reach[left][u] >> target & 1)
         path.append(node)
     return path
 
 
-def _chain_step(grid: CandidateGrid, alses: list[Als], chain: list[int], eliminations: list[Assignment]) -> Step:
-    n, geo = grid.n, grid.geo
+def _chain_step(grid: CandidateGrid, index: AlsIndex, chain: list[int], effect: Effect) -> Step:
+    n, geo, alses = grid.n, grid.geo, index.alses
     text = " ".join(f"-{v % n + 1}- {alses[v // n].name(geo)}" if k else alses[v // n].name(geo)
                     for k, v in enumerate(chain))
-    zs = _digits_of(eliminations)
-    return make_step(grid, "ALS-XY-Chain", f"{text}, Z={_digits_text(zs)}", eliminations=eliminations,
+    zs = _digits_of(effect)
+    return make_step(grid, "ALS-XY-Chain", f"{text}, Z={_digits_text(zs)}", eliminations=_eliminations(effect),
                      cells=sorted({c for v in chain for c in iter_bits(alses[v // n].cells)}), digits=mask_digits(zs))
 
 
@@ -302,60 +349,63 @@ def find_death_blossoms(grid: CandidateGrid, max_cells: int | None = None, limit
     """A stem cell with, for each of its candidates d, a petal ALS whose d cells all see the stem: whichever digit
     the stem takes, that petal lacks it and holds all its other digits. A digit z (not in the stem) common to all
     petals is removed from cells seeing every z cell of every petal. Petals may overlap, and one ALS may be the
-    petal of several stem digits."""
+    petal of several stem digits.
+
+    Searched per (stem, z, target cell): the target works when every stem digit has a petal holding z whose z
+    targets include it; the smallest such petals make the blossom, whose step then holds all its eliminations.
+    """
     index = AlsIndex.of(grid, max_cells)
-    geo, alses = grid.geo, index.alses
-    petals_at: dict[tuple[int, int], list[int]] = {}  # (stem cell, digit) -> petals
+    alses, n = index.alses, grid.n
+    petals_at: dict[tuple[int, int], list[int]] = {}  # (stem cell, digit) -> petals, smallest first
     for i, als in enumerate(alses):
         for b in iter_bits(als.digits):
-            for stem in iter_bits(als.sees_all[b + 1] & ~als.cells):
+            for stem in iter_bits(als.targets[b + 1]):
                 petals_at.setdefault((stem, b + 1), []).append(i)
     out = _Collector()
     for stem in grid.empty_cells():
         stem_mask = grid.masks[stem]
-        digits = sorted(mask_digits(stem_mask), key=lambda d: len(petals_at.get((stem, d), [])))
-        if len(digits) < 2 or not all((stem, d) in petals_at for d in digits):
+        options = [petals_at.get((stem, b + 1), []) for b in iter_bits(stem_mask)]
+        if len(options) < 2 or not all(options):
             continue
-        targets = {z + 1: grid.digit_cells[z + 1] & ~(1 << stem) for z in iter_bits(~stem_mask & ((1 << grid.n) - 1))}
-        for chosen, found in _blossoms(alses, [petals_at[(stem, d)] for d in digits], targets):
-            eliminations = [(c, z) for z, cells in found.items() for c in iter_bits(cells)]
-            out.add(sum(alses[i].size for i in chosen), eliminations,
-                    lambda stem=stem, petals=sorted(zip(digits, chosen)), eliminations=eliminations:
-                    _blossom_step(grid, alses, stem, petals, eliminations))
+        tried: set[tuple[int, ...]] = set()
+        for zb in iter_bits(((1 << n) - 1) & ~stem_mask):
+            cover = -1
+            for petals in options:
+                cover &= _union(alses[i].targets[zb + 1] for i in petals)
+            for target in iter_bits(cover):
+                chosen = tuple(next(i for i in petals if alses[i].targets[zb + 1] >> target & 1) for petals in options)
+                if chosen not in tried:
+                    tried.add(chosen)
+                    effect = _blossom_effect(alses, chosen, stem_mask)
+                    out.add(sum(alses[i].size for i in chosen), effect,
+                            lambda stem=stem, chosen=chosen, effect=effect: _blossom_step(
+                                grid, alses, stem, chosen, effect))
     return out.steps(limit)
 
 
-def _blossom_step(grid: CandidateGrid, alses: list[Als], stem: int, petals: list[tuple[int, int]],
-                  eliminations: list[Assignment]) -> Step:
+def _blossom_effect(alses: list[Als], petals: tuple[int, ...], stem_mask: int) -> Effect:
+    """Each digit outside the stem common to all petals, from the cells that are targets of it in every petal."""
+    common = ~stem_mask
+    for i in petals:
+        common &= alses[i].digits
+    found = []
+    for z in iter_bits(common):
+        cells = -1
+        for i in petals:
+            cells &= alses[i].targets[z + 1]
+        if cells:
+            found.append((z + 1, cells))
+    return tuple(found)
+
+
+def _blossom_step(grid: CandidateGrid, alses: list[Als], stem: int, petals: tuple[int, ...], effect: Effect) -> Step:
     geo = grid.geo
-    petal_cells = 0
-    for _, i in petals:
-        petal_cells |= alses[i].cells
-    text = ", ".join(f"{d} => {alses[i].name(geo)}" for d, i in petals)
+    stem_digits = mask_digits(grid.masks[stem])
+    petal_cells = _union(alses[i].cells for i in petals)
+    text = ", ".join(f"{d} => {alses[i].name(geo)}" for d, i in zip(stem_digits, petals))
     return make_step(grid, "Death Blossom", f"stem {geo.cell_name(stem)} {{{_digits_text(grid.masks[stem])}}}: "
-                     f"{text}, Z={_digits_text(_digits_of(eliminations))}", eliminations=eliminations,
-                     cells=[stem, *iter_bits(petal_cells)], digits=[d for d, _ in petals])
-
-
-def _blossoms(alses: list[Als], options: list[list[int]],
-              targets: dict[int, int]) -> Iterator[tuple[list[int], dict[int, int]]]:
-    """One petal per stem digit, depth first (one ALS may serve several digits); `targets` maps each digit still
-    common to the petals so far to the cells that see all its petal cells (outside them). Yields (petals, targets)
-    where some target is left."""
-    if not options:
-        yield [], targets
-        return
-    for i in options[0]:
-        petal = alses[i]
-        narrowed = {}
-        for z, cells in targets.items():
-            if petal.digits >> (z - 1) & 1:
-                left = cells & petal.sees_all[z] & ~petal.cells
-                if left:
-                    narrowed[z] = left
-        if narrowed:
-            for rest, found in _blossoms(alses, options[1:], narrowed):
-                yield [i, *rest], found
+                     f"{text}, Z={_digits_text(_digits_of(effect))}", eliminations=_eliminations(effect),
+                     cells=[stem, *iter_bits(petal_cells)], digits=stem_digits)
 
 
 TECHNIQUES: list[Technique] = [

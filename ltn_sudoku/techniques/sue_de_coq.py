@@ -26,17 +26,30 @@ def default_max_cells(n: int) -> int:
 
 
 def _cell_sets(cells: list[int], masks: list[int], sizes: range) -> Iterator[tuple[int, int, int]]:
-    """(cell bitset, candidate mask, size) of every subset of the cells with a size in `sizes`, depth first with the
-    union of the masks built along the way (unlike subsets.pruned_choices, no monotone test prunes these sets)."""
-    stack = [(0, 0, 0, 0)]  # next index, cells, mask, size
-    while stack:
-        start, chosen, mask, size = stack.pop()
-        for i in range(start, len(cells)):
-            entry = (chosen | 1 << cells[i], mask | masks[cells[i]], size + 1)
-            if size + 1 in sizes:
-                yield entry
-            if size + 1 < sizes.stop - 1:
-                stack.append((i + 1, *entry))
+    """(cell bitset, candidate mask, size) of every subset of the cells with a size in `sizes`; subset k's union is
+    built from subset k without its lowest member (unlike subsets.pruned_choices, no monotone test prunes here)."""
+    unions = [0] * (1 << len(cells))
+    members = [0] * (1 << len(cells))
+    for k in range(1, 1 << len(cells)):
+        low = k & -k
+        i = low.bit_length() - 1
+        unions[k] = unions[k ^ low] | masks[cells[i]]
+        members[k] = members[k ^ low] | 1 << cells[i]
+        size = k.bit_count()
+        if size in sizes:
+            yield members[k], unions[k], size
+
+
+def _sides(pool: int, masks: list[int], core_digits: int, surplus: int,
+           bound: int) -> Iterator[tuple[int, int, int, int]]:
+    """Candidate line (or box) sets among the pool cells: (cells, digits, size, covered) where covered = size minus
+    extra digits (outside V) is how much of the surplus the set takes, 1 <= covered < surplus, and the set holds a
+    digit of V."""
+    for cells, digits, size in _cell_sets(list(iter_bits(pool)), masks, range(1, bound + 1)):
+        if digits & core_digits:
+            covered = size - (digits & ~core_digits).bit_count()
+            if 0 < covered < surplus:
+                yield cells, digits, size, covered
 
 
 def _line_box_pairs(geo: Geometry) -> Iterator[tuple[int, int]]:
@@ -66,16 +79,16 @@ def find_sue_de_coq(grid: CandidateGrid, max_cells: int | None = None, limit: in
             surplus = core_digits.bit_count() - core_size
             if surplus < 2:
                 continue
-            line_pool = list(iter_bits(line_cells & ~core))
-            for line_set, line_digits, line_size in _cell_sets(line_pool, masks, range(1, bound + 1)):
-                line_extra = line_digits & ~core_digits
-                covered = line_size - line_extra.bit_count()
-                if not line_digits & core_digits or covered <= 0 or covered >= surplus:
-                    continue
+            line_sets = list(_sides(line_cells & ~core, masks, core_digits, surplus, bound))
+            if not line_sets:
+                continue
+            box_sets: dict[int, list[tuple[int, int, int]]] = {}  # by how much of the surplus they cover
+            for entry in _sides(box_cells & ~core, masks, core_digits, surplus, bound):
+                box_sets.setdefault(entry[3], []).append(entry[:3])
+            for line_set, line_digits, line_size, covered in line_sets:
                 forbidden = line_digits & core_digits  # the box set may not hold V's digits that the line set holds
-                box_pool = [c for c in iter_bits(box_cells & ~core & ~line_set) if not masks[c] & forbidden]
-                for box_set, box_digits, box_size in _cell_sets(box_pool, masks, range(1, bound + 1)):
-                    if not box_digits & core_digits or box_size - (box_digits & ~core_digits).bit_count() != surplus - covered:
+                for box_set, box_digits, box_size in box_sets.get(surplus - covered, ()):
+                    if box_set & line_set or box_digits & forbidden:
                         continue
                     shared = box_digits & line_digits
                     eliminations = (
