@@ -412,6 +412,8 @@ def link_graph(grid: CandidateGrid, grouped: bool = False, als: bool = False) ->
 
 # ---- alternating inference ---------------------------------------------------------------------------------------
 Rank = Callable[[int, int], tuple[int, ...]]  # rank(u, v): order in which a search visits the link u -> v
+
+
 class Implications:
     """What one premise implies through alternating links, layer by layer (layer k = distance k).
 
@@ -528,11 +530,9 @@ def _extend_back(imp: Implications, path: list[int], far_keys: int, layer: int, 
         if loop and (pred_layer == 0 and _key_cell(graph, newest, pred) & start
                      or len(path) == 1 and _key_cell(graph, pred, -1) & start):
             continue  # a loop leaves its start cell at once and comes back from outside
-        used = graph.cells(pred) if pred >= graph.compound_base else graph.cells(pred)
-        if loop and _key_cell(graph, pred, -1) & start:
-            used = 0  # HoDoKu never records the start cell of a loop as used
+        used = 0 if loop and _key_cell(graph, pred, -1) & start else graph.cells(pred)
         if used & far_keys:
-            continue
+            continue  # (in a loop HoDoKu never records the start cell as used)
         path.append(pred)
         if _extend_back(imp, path, far_keys | _key_cell(graph, newest, pred), pred_layer, loop, order, budget):
             return True
