@@ -7,7 +7,10 @@ breadth-first, level by level, through singles:
 
 **Chains** accept a single only when it rests on one earlier fact, i.e. when the cell was bivalue, or the digit
 bilocal in that unit, in the grid the search started from (strong links): every derived fact then hangs on one chain
-back to the premise. **Nets** accept every single of the evolving grid, which may rest on several earlier facts.
+back to the premise. **Nets** accept every single of the evolving grid, which may rest on several earlier facts, and
+when the singles run out they go on with locked candidates (a digit confined to one box-line intersection leaves the
+rest of the line or box), the cheapest step beyond singles: with them, singles plus these four finders solve all of
+top1465 without search (99.8% when nets use singles only).
 
 - *Contradiction*: a premise leads to a cell without candidate, a digit without place in a unit, or a cell forced to
   two values; the premise is false.
@@ -17,8 +20,9 @@ back to the premise. **Nets** accept every single of the evolving grid, which ma
 
 All premises of a grid are propagated in one compiled (numba) loop; each branch's eliminations come back as a bitset,
 verities intersect them per choice. The four finders share that work through a small cache keyed by the grid state
-(links.StateCache). Steps are sorted simplest first: by the propagation depth the deduction needs, then by board order. ``max_depth``
-bounds the number of propagation levels (None: until a fixpoint), ``limit`` the number of steps returned.
+(links.StateCache). Steps are sorted simplest first: by the propagation depth the deduction needs, then by board
+order. ``max_depth`` bounds the number of propagation levels (None: until a fixpoint), ``limit`` the number of steps
+returned. Cost grows about as (n^3)^2 (premises times grid size): milliseconds at 9x9, tens of ms at 16x16.
 """
 
 from __future__ import annotations
@@ -58,7 +62,15 @@ def _branch(start: tuple, work: tuple, tables: tuple, n: int, cell: int, digit: 
     info[:] = 0
     queue[0, 0], queue[0, 1], queue[0, 2], queue[0, 3] = cell, digit, 0, _PLACE if truth else _ELIMINATE
     head, tail, kind, eliminated, placed = 0, 1, 0, 0, 0
-    while kind == 0 and head < tail:
+    while kind == 0:
+        if head == tail:
+            level = info[4] + 1  # singles are exhausted: a net goes on with locked candidates
+            if chain_only or 0 <= max_depth < level:
+                break
+            head = 0
+            tail = _locked_candidates(cand, unit_count, unit_done, units, cell_units, n, level, queue, 0)
+            if tail == 0:
+                break
         c, d, level, action = queue[head, 0], queue[head, 1], queue[head, 2], queue[head, 3]
         head += 1
         info[4] = level
@@ -133,6 +145,37 @@ def _branch(start: tuple, work: tuple, tables: tuple, n: int, cell: int, digit: 
 
 
 @cached_njit
+def _locked_candidates(cand: np.ndarray, unit_count: np.ndarray, unit_done: np.ndarray, units: np.ndarray,
+                       cell_units: np.ndarray, n: int, level: int, queue: np.ndarray, tail: int) -> int:
+    """Queue the eliminations of every locked candidate: a digit whose places in a box lie in one line (or in a line
+    lie in one box) leaves the rest of that line (box). Returns the new queue tail."""
+    for unit in range(3 * n):
+        for d in range(n):
+            ud = unit * n + d
+            if unit_done[ud] or unit_count[ud] < 2:
+                continue
+            first = -1
+            same = np.ones(3, np.bool_)
+            for x in units[unit]:
+                if cand[x * n + d]:
+                    if first < 0:
+                        first = x
+                    else:
+                        for j in range(3):
+                            same[j] = same[j] and cell_units[x, j] == cell_units[first, j]
+            kind = unit // n
+            for j in range(3):
+                if j == kind or not same[j] or (kind < 2 and j < 2):
+                    continue  # a box's line, or a line's box: the other unit the places share
+                other = cell_units[first, j]
+                for x in units[other]:
+                    if cand[x * n + d] and cell_units[x, kind] != unit:
+                        queue[tail, 0], queue[tail, 1], queue[tail, 2], queue[tail, 3] = x, d, level, _ELIMINATE
+                        tail += 1
+    return tail
+
+
+@cached_njit
 def _undo(work: tuple, tables: tuple, n: int) -> None:
     """Put work back in the start state by replaying the last branch's trail."""
     cand, value, cell_count, unit_count, unit_done, elim_level, queue, trail, meta = work
@@ -157,9 +200,10 @@ def _undo(work: tuple, tables: tuple, n: int) -> None:
 @cached_njit
 def _workspace(start: tuple, tables: tuple, n: int) -> tuple:
     """One branch's work arrays, in the start state: candidates, values, cell and (unit, digit) counters, done flags,
-    elimination levels, an event queue long enough for anything a branch can create, the trail and its lengths."""
+    elimination levels, an event queue long enough for what singles can create plus one locked-candidates scan (the
+    queue restarts empty for each scan), the trail and its lengths."""
     cells = n * n
-    events = 4 * cells * n + cells * (n + tables[2].shape[1]) + 8
+    events = 4 * cells * n + cells * (n + tables[2].shape[1]) + 3 * n**3 + 8
     return (start[0].copy(), start[1].copy(), start[2].copy(), start[3].copy(), start[4].copy(),
             np.full(cells * n, -1, np.int32), np.empty((events, 4), np.int32), np.empty((2, cells * n), np.int32),
             np.zeros(2, np.int64))
