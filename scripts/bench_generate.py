@@ -73,17 +73,19 @@ def histogram(values: list[int]) -> str:
     return " ".join(f"{v}:{counts[v]}" for v in sorted(counts))
 
 
-def describe(size: int, records: list[LabelledBoard]) -> None:
+def describe(size: int, unique: bool, records: list[LabelledBoard]) -> None:
     """Givens per class and kind, repeated boards, conflicts of invalid boards, dead-end reasons of obvious ones."""
-    print(f"\n{size}x{size}: {len(records):,} boards, {len(records) - len({r.board for r in records}):,} repeated")
+    repeated = len(records) - len({r.board for r in records})
+    print(f"\n{size}x{size}, unique={unique}: {len(records):,} boards, {repeated:,} repeated")
     for label, kind in sorted({(r.label, r.kind) for r in records}):
         group = [r for r in records if (r.label, r.kind) == (label, kind)]
+        head = f"  {label}/{kind} ({len(group)}, {len({r.board for r in group})} distinct)"
         if label.startswith("open"):
             givens = [r.board.givens for r in group]
-            print(f"  {label}/{kind} ({len(group)}): givens mean {statistics.mean(givens):.1f}; {histogram(givens)}")
+            print(f"{head}: givens mean {statistics.mean(givens):.1f}; {histogram(givens)}")
         else:
             cells = [len({c for conflict in r.board.conflicts() for c in conflict.cells}) for r in group]
-            print(f"  {label}/{kind} ({len(group)}): cells in conflict {histogram(cells)}")
+            print(f"{head}: cells in conflict {histogram(cells)}")
         if kind == "obvious":
             reasons = Counter((CandidateGrid.from_board(r.board).dead_end() or "").split()[0] for r in group)
             print(f"    dead end: {reasons['cell']} cells without candidate, {reasons['digit']} digits without place")
@@ -95,11 +97,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per class figure (median; default 3)")
     parser.add_argument("--quick", action="store_true", help="a tenth of the class counts, 10,000 mixed boards")
     parser.add_argument("--distributions", type=int, metavar="N",
-                        help="instead of timing: describe N mixed boards (unique=False) of 4x4 and 9x9, seed 0")
+                        help="instead of timing: describe N mixed 4x4 and 9x9 boards, seed 0, unique=True and False")
     args = parser.parse_args()
     if args.distributions:
         for size in (4, 9):
-            describe(size, generate_mixed(size, args.distributions, 0, unique=False))
+            for unique in (True, False):
+                describe(size, unique, generate_mixed(size, args.distributions, 0, unique=unique))
         return
     kernel.warm_up()
     generate_mixed(9, 8, 0)  # load every compiled function before timing
