@@ -10,10 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from ltn_sudoku._generate_grids import GRID_DTYPE, random_ranks, random_symmetry
-from ltn_sudoku._generate_solver import count_batch, random_grids
+from ltn_sudoku._generate_solver import Made, random_grids, with_count
 from ltn_sudoku.board import geometry
 
-Made = tuple[np.ndarray, np.ndarray]
 GRID_FANOUT = 4  # boards drawn from each solver grid, each under its own random symmetry
 
 
@@ -24,11 +23,9 @@ def fresh_grids(n: int, count: int, rng: np.random.Generator, backend: str) -> n
     return random_symmetry([np.repeat(grids, GRID_FANOUT, axis=0)[:count]], n, rng)[0]
 
 
-def _accept(boards: np.ndarray, n: int, expected: int, backend: str, solutions: np.ndarray | None = None) -> Made:
-    """The boards whose solution count (limit 2) is `expected`, with their solutions (zeros when none)."""
-    ok = count_batch(boards, n, 2, backend) == expected
-    sols = np.zeros_like(boards) if solutions is None else solutions
-    return boards[ok], sols[ok]
+def _invalid(boards: np.ndarray, n: int, backend: str) -> Made:
+    """The boards that have no solution, i.e. break a rule."""
+    return with_count(boards, np.zeros_like(boards), n, 0, backend)
 
 
 def _other_digits(digits: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -38,7 +35,7 @@ def _other_digits(digits: np.ndarray, n: int, rng: np.random.Generator) -> np.nd
 
 def make_valid(n: int, attempts: int, rng: np.random.Generator, backend: str) -> Made:
     grids = fresh_grids(n, attempts, rng, backend)
-    return _accept(grids, n, 1, backend, grids)
+    return with_count(grids, grids, n, 1, backend)
 
 
 def make_change(n: int, attempts: int, rng: np.random.Generator, backend: str) -> Made:
@@ -47,7 +44,7 @@ def make_change(n: int, attempts: int, rng: np.random.Generator, backend: str) -
     rows = np.arange(attempts)
     cells = rng.integers(0, n * n, size=attempts)
     boards[rows, cells] = _other_digits(boards[rows, cells], n, rng)
-    return _accept(boards, n, 0, backend)
+    return _invalid(boards, n, backend)
 
 
 def make_random(n: int, attempts: int, rng: np.random.Generator, backend: str) -> Made:
@@ -56,7 +53,7 @@ def make_random(n: int, attempts: int, rng: np.random.Generator, backend: str) -
     changes = rng.integers(2, n + 1, size=attempts)
     chosen = random_ranks(attempts, n * n, rng) < changes[:, None]
     boards = np.where(chosen, _other_digits(boards, n, rng), boards).astype(GRID_DTYPE)
-    return _accept(boards, n, 0, backend)
+    return _invalid(boards, n, backend)
 
 
 def make_swap(n: int, attempts: int, rng: np.random.Generator, backend: str) -> Made:
@@ -68,7 +65,7 @@ def make_swap(n: int, attempts: int, rng: np.random.Generator, backend: str) -> 
     keys = np.where(boards != first_digit[:, None], rng.random(boards.shape), -1.0)
     second = keys.argmax(axis=1)
     boards[rows, first], boards[rows, second] = boards[rows, second], first_digit
-    return _accept(boards, n, 0, backend)
+    return _invalid(boards, n, backend)
 
 
 def make_latin_blocks(n: int, attempts: int, rng: np.random.Generator, backend: str) -> Made:
@@ -93,4 +90,4 @@ def make_latin_blocks(n: int, attempts: int, rng: np.random.Generator, backend: 
     row_order = np.where(single[:, None], np.where(on_rows[:, None], swapped, identity), row_order)
     col_order = np.where(single[:, None], np.where(on_rows[:, None], identity, swapped), col_order)
     boards = grids[np.arange(attempts)[:, None, None], row_order[:, :, None], col_order[:, None, :]]
-    return _accept(boards.reshape(attempts, n * n).astype(GRID_DTYPE), n, 0, backend)
+    return _invalid(boards.reshape(attempts, n * n).astype(GRID_DTYPE), n, backend)

@@ -17,8 +17,7 @@ import numpy as np
 
 from ltn_sudoku import _generate_closed as closed
 from ltn_sudoku import _generate_open as open_
-
-Made = tuple[np.ndarray, np.ndarray]
+from ltn_sudoku._generate_solver import Made
 CLOSED_MAKERS: dict[str, Callable[[int, int, np.random.Generator, str], Made]] = {
     "valid": closed.make_valid,
     "random": closed.make_random,
@@ -140,8 +139,8 @@ def run_streams(streams: list[Stream], workers: int = 1,
 
 
 def _run_parallel(collectors: list[_Collector], workers: int, on_progress: Callable[[int], None] | None) -> None:
-    """Keep `workers` + 1 batches in flight, started ahead only where a stream still needs them; take results per
-    stream in index order."""
+    """Keep about `workers` + 1 batches running, started ahead only where a stream still needs them; take the results
+    of each stream in index order."""
     pending: list[deque[Future[Made]]] = [deque() for _ in collectors]
     next_index = [0] * len(collectors)
     # fork: workers start at once and callers need no `if __name__ == "__main__"` guard; they only run numpy and
@@ -152,22 +151,27 @@ def _run_parallel(collectors: list[_Collector], workers: int, on_progress: Calla
         try:
             while True:
                 for i, c in enumerate(collectors):
-                    while (not c.done and sum(map(len, pending)) <= workers
-                           and len(pending[i]) * c.stream.attempts * c.expected_yield() < c.stream.count - c.made):
-                        pending[i].append(pool.submit(make_batch, c.stream, next_index[i]))
-                        next_index[i] += 1
-                if not any(pending):
-                    return
-                wait([f for q in pending for f in q], return_when=FIRST_COMPLETED)
-                for i, c in enumerate(collectors):
                     while pending[i] and pending[i][0].done():
-                        taken = c.add(*pending[i].popleft().result()) if not c.done else 0
+                        batch = pending[i].popleft().result()
+                        taken = 0 if c.done else c.add(*batch)
                         if on_progress is not None and taken:
                             on_progress(taken)
                     if c.done:
                         for f in pending[i]:
                             f.cancel()
                         pending[i].clear()
+                running = sum(not f.done() for q in pending for f in q)
+                for i, c in enumerate(collectors):
+                    while (running <= workers and not c.done
+                           and len(pending[i]) * c.stream.attempts * c.expected_yield() < c.stream.count - c.made):
+                        pending[i].append(pool.submit(make_batch, c.stream, next_index[i]))
+                        next_index[i] += 1
+                        running += 1
+                if not any(pending):
+                    return
+                waiting = [f for q in pending for f in q if not f.done()]
+                if waiting:
+                    wait(waiting, return_when=FIRST_COMPLETED)
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise

@@ -12,6 +12,7 @@ from ltn_sudoku import exact
 from ltn_sudoku.board import Board, geometry
 
 SOLVER_BACKENDS: tuple[str, ...] = ("auto", "python")
+Made = tuple[np.ndarray, np.ndarray]  # (boards, solutions) of a batch; a zero solution row where there is none
 
 
 def count_batch(puzzles: np.ndarray, n: int, limit: int, backend: str) -> np.ndarray:
@@ -22,6 +23,12 @@ def count_batch(puzzles: np.ndarray, n: int, limit: int, backend: str) -> np.nda
         return np.array([exact.count_solutions(Board(row.tolist(), n), limit, backend="python") for row in puzzles],
                         dtype=np.int64)
     return np.asarray(exact.count_solutions_batch(np.ascontiguousarray(puzzles), limit), dtype=np.int64)
+
+
+def with_count(boards: np.ndarray, solutions: np.ndarray, n: int, expected: int, backend: str) -> Made:
+    """The boards (with their solutions) whose solution count, up to 2, is `expected`: the check every label passes."""
+    ok = count_batch(boards, n, 2, backend) == expected
+    return boards[ok], solutions[ok]
 
 
 def random_grids(n: int, count: int, seed: int, backend: str) -> np.ndarray:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from typing import Iterable, Protocol, Sequence
+from typing import Iterable, Protocol, Sequence, cast
 
 import numpy as np
 import pandas as pd
@@ -49,6 +49,8 @@ __all__ = ["CLASSES", "INVALID_KINDS", "IMPOSSIBLE_KINDS", "SOLVABLE_KINDS", "KI
 
 class ProgressBar(Protocol):
     def update(self, n: int = 1) -> object: ...
+
+    def close(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -85,14 +87,14 @@ def _check_givens(size: int, label: str, kinds: Sequence[str], givens: tuple[int
         raise GenerationError(f"a givens range applies to open boards only, not to {label}")
     if not 0 <= lo <= hi <= cells - 1:
         raise GenerationError(f"givens range {lo}-{hi} is impossible for {size}x{size}: expected 0 <= low <= high <= "
-                         f"{cells - 1} (an open board has an empty cell)")
+                              f"{cells - 1} (an open board has an empty cell)")
     needs_unique = label == "open_impossible" or "unique" in kinds
     fewest = MIN_UNIQUE_GIVENS.get(size, size - 1) + (label == "open_impossible")
     if needs_unique and hi < fewest:
         what = "an impossible board (a unique puzzle plus one digit)" if label == "open_impossible" else \
             "a unique puzzle"
         raise GenerationError(f"givens range {lo}-{hi} is impossible: {what} of size {size}x{size} needs at least "
-                         f"{fewest} givens")
+                              f"{fewest} givens")
 
 
 def _kinds(label: str, kind: str | None, unique: bool) -> tuple[str, ...]:
@@ -170,7 +172,7 @@ def _run(plan: list[tuple[str, list[Stream]]], seed: int, workers: int, progress
         made = run_streams(streams, workers, bar.update if bar is not None else None)
     finally:
         if bar is not None:
-            bar.close()  # type: ignore[attr-defined]
+            bar.close()
     out = []
     start = 0
     for label, class_streams in plan:
@@ -214,14 +216,14 @@ def generate_mixed(size: int, count: int, seed: int = 0, **options: object) -> l
         raise TypeError(f"generate_mixed got unknown option(s) {', '.join(sorted(unknown))}: it mixes the kinds of "
                         f"every class and takes unique, givens, progress, backend and workers")
     unique = bool(options.get("unique", True))
-    givens = options.get("givens")
+    givens = cast("tuple[int, int] | None", options.get("givens"))
     backend = str(options.get("backend", "auto"))
     plan = [
-        (label, _streams(size, label, label_count, seed, None, unique,
-                         givens if label in OPEN_CLASSES else None, backend))  # type: ignore[arg-type]
+        (label, _streams(size, label, label_count, seed, None, unique, givens if label in OPEN_CLASSES else None,
+                         backend))
         for label, label_count in zip(CLASSES, _split(count, len(CLASSES)))
     ]
-    per_class = _run(plan, seed, int(options.get("workers", 1)), bool(options.get("progress", False)))  # type: ignore[call-overload]
+    per_class = _run(plan, seed, cast(int, options.get("workers", 1)), bool(options.get("progress", False)))
     records = [r for class_records in per_class for r in class_records]
     order = np.random.default_rng([seed, size, len(CLASSES)]).permutation(len(records))
     return [records[i] for i in order]
