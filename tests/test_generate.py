@@ -7,7 +7,6 @@ import hashlib
 import subprocess
 import sys
 from collections import Counter
-from itertools import combinations
 from pathlib import Path
 
 import numpy as np

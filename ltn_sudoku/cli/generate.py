@@ -54,13 +54,13 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def _make(args: argparse.Namespace) -> list[LabelledBoard]:
     progress = sys.stderr.isatty()
-    options = {"unique": args.unique, "givens": args.givens, "progress": progress, "backend": args.backend,
-               "workers": args.workers}
     if args.mixed:
         if args.subkind is not None:
             raise UsageError("--subkind needs --kind: --mixed mixes every kind")
-        return generate_mixed(args.size, args.count, args.seed, **options)
-    return generate(args.size, args.kind, args.count, args.seed, kind=args.subkind, **options)  # type: ignore[arg-type]
+        return generate_mixed(args.size, args.count, args.seed, unique=args.unique, givens=args.givens,
+                              progress=progress, backend=args.backend, workers=args.workers)
+    return generate(args.size, args.kind, args.count, args.seed, kind=args.subkind, unique=args.unique,
+                    givens=args.givens, progress=progress, backend=args.backend, workers=args.workers)
 
 
 def run(args: argparse.Namespace) -> int:
