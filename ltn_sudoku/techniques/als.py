@@ -90,21 +90,26 @@ class AlsIndex:
         self.n = grid.n
         self.alses = find_alses(grid, max_cells)
         self.links: list[dict[int, int]] = [{} for _ in self.alses]
-        by_digit_unit: dict[tuple[int, int], list[int]] = {}
+        # an RC digit's cells in both ALS see each other, so they lie in one unit: group the ALS by (digit, unit) and,
+        # within a group, by the cells holding the digit; two ALS link when those cell sets are disjoint
+        groups: dict[tuple[int, int], dict[int, list[int]]] = {}
         for i, als in enumerate(self.alses):
             for b in iter_bits(als.digits):
-                for unit in _units_holding(grid.geo, als.digit_cells[b + 1]):
-                    by_digit_unit.setdefault((b + 1, unit), []).append(i)
-        for (digit, _), members in by_digit_unit.items():
-            bit = 1 << (digit - 1)
-            holding = grid.digit_cells[digit]
-            for x, i in enumerate(members):
-                a = self.alses[i]
-                for j in members[x + 1:]:
-                    if a.cells & self.alses[j].cells & holding:
+                holding = als.digit_cells[b + 1]
+                for unit in _units_holding(grid.geo, holding):
+                    groups.setdefault((b, unit), {}).setdefault(holding, []).append(i)
+        for (b, _), by_cells in groups.items():
+            bit = 1 << b
+            sets = list(by_cells.items())
+            for x, (cells_a, members_a) in enumerate(sets):
+                for cells_b, members_b in sets[x + 1:]:
+                    if cells_a & cells_b:
                         continue  # the digit in a shared cell: both could hold it
-                    self.links[i][j] = self.links[i].get(j, 0) | bit
-                    self.links[j][i] = self.links[j].get(i, 0) | bit
+                    for i in members_a:
+                        links_i = self.links[i]
+                        for j in members_b:
+                            links_i[j] = links_i.get(j, 0) | bit
+                            self.links[j][i] = links_i[j]
 
     @classmethod
     def of(cls, grid: CandidateGrid, max_cells: int | None = None) -> AlsIndex:
@@ -137,20 +142,22 @@ class AlsIndex:
 
     def reach(self, max_steps: int) -> list[list[int]]:
         """reach[k][v]: the states reachable from v in at most k steps (bitset), k = 0 .. max_steps."""
-        levels = self._reach
+        levels = self._levels
+        moving = [(v, following) for v, following in enumerate(self.successors) if following]
         while len(levels) <= max_steps:
             last = levels[-1]
-            level = []
-            for v, following in enumerate(self.successors):
-                bits = 1 << v
+            level = list(last)
+            for v, following in moving:
+                bits = last[v]
                 for u in following:
                     bits |= last[u]
-                level.append(bits)
+                level[v] = bits
             levels.append(level)
         return levels[:max_steps + 1]
 
     @cached_property
-    def _reach(self) -> list[list[int]]:
+    def _levels(self) -> list[list[int]]:
+        """The reach levels computed so far (`reach` extends them on demand), level 0 first."""
         return [[1 << v for v in range(len(self.successors))]]
 
 
