@@ -11,6 +11,9 @@ digit held by both L and B is lost by both). This is HoDoKu's extended Sue de Co
 
 from __future__ import annotations
 
+from functools import reduce
+from itertools import combinations
+from operator import or_
 from typing import Iterator
 
 from ltn_sudoku.board import Geometry, iter_bits
@@ -26,8 +29,14 @@ def default_max_cells(n: int) -> int:
 
 
 def _cell_sets(cells: list[int], masks: list[int], sizes: range) -> Iterator[tuple[int, int, int]]:
-    """(cell bitset, candidate mask, size) of every subset of the cells with a size in `sizes`; subset k's union is
-    built from subset k without its lowest member (unlike subsets.pruned_choices, no monotone test prunes here)."""
+    """(cell bitset, candidate mask, size) of every subset of the cells with a size in `sizes` (no monotone test
+    prunes these, unlike subsets.pruned_choices). When every size is wanted, subset k's union is built from subset k
+    without its lowest member; otherwise the subsets are listed size by size."""
+    if sizes.stop <= len(cells):
+        for size in sizes:
+            for chosen in combinations(cells, size):
+                yield sum(1 << c for c in chosen), reduce(or_, (masks[c] for c in chosen)), size
+        return
     unions = [0] * (1 << len(cells))
     members = [0] * (1 << len(cells))
     for k in range(1, 1 << len(cells)):
