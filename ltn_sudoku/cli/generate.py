@@ -45,7 +45,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--givens", type=_givens_range, metavar="LOW-HIGH",
                    help="givens count of open boards, inclusive (default depends on the size: 24-40 for 9x9)")
     p.add_argument("--no-unique", dest="unique", action="store_false",
-                   help="open_solvable: mix puzzles with one and with several solutions (default: unique only)")
+                   help="open_solvable: mix puzzles with one and with several solutions (default: unique only); "
+                        "half the open_impossible boards then start from random subsets alike")
     p.add_argument("--workers", type=int, default=1, help="processes that make the boards (default 1)")
     p.add_argument("--backend", choices=SOLVER_BACKENDS, default="auto",
                    help="exact solver: auto (compiled kernel) or python (reference search)")
