@@ -381,6 +381,13 @@ def format_board(board: Board, fmt: str = "line") -> str:
     raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
 
 
+def _umask() -> int:
+    """The process umask (reading it means setting it, so set it straight back)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write a file so that readers see the old content or the complete new one, never a partial file."""
     p = Path(path)
@@ -389,6 +396,7 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; a written file should get the usual mode
         os.replace(tmp, p)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -273,3 +273,16 @@ def test_missing_file_and_directory(tmp_path: Path) -> None:
 def test_parse_board_text_errors(text: str, message: str) -> None:
     with pytest.raises(FormatError, match=message):
         parse_board_text(text)
+
+
+def test_atomic_writes_get_the_usual_file_mode(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    from ltn_sudoku.io import atomic_write_text
+
+    target = tmp_path / "out.txt"
+    atomic_write_text(target, "x\n")
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~mask
