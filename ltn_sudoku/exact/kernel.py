@@ -374,10 +374,13 @@ def _grown(a: np.ndarray, levels: int) -> np.ndarray:
 
 
 @cached_njit
-def _search(grid: np.ndarray, limit: int, found: np.ndarray, rng: np.ndarray, units: np.ndarray,
+def _search(grid: np.ndarray, limit: int, found: np.ndarray, rng: np.ndarray, budget: int, units: np.ndarray,
             peers: np.ndarray, cell_units: np.ndarray, full: np.ndarray, cand: np.ndarray, count: np.ndarray,
             value: np.ndarray, flags: np.ndarray, queue: np.ndarray, meta: np.ndarray) -> int:
-    """min(#solutions of grid, limit); the first found.shape[0] solutions go to found's rows."""
+    """min(#solutions of grid, limit); the first found.shape[0] solutions go to found's rows.
+
+    budget > 0 caps the dead ends: past it the search gives up and returns -1 (random restarts); 0 = no cap.
+    """
     n = units.shape[1]
     k = _box_side(n)
     cells = n * n
@@ -432,6 +435,10 @@ def _search(grid: np.ndarray, limit: int, found: np.ndarray, rng: np.ndarray, un
         else:
             if depth == 0:
                 break
+            if budget > 0:
+                budget -= 1
+                if budget == 0:
+                    return -1
             depth -= 1  # the saved state was a fixpoint: every flag clear
             cand[:] = saved_cand[depth]
             count[:] = saved_count[depth]
@@ -444,27 +451,301 @@ def _search(grid: np.ndarray, limit: int, found: np.ndarray, rng: np.ndarray, un
     return total
 
 
+# ---- 9x9: band solver ------------------------------------------------------------------------------------------------
+# The 81 cells form 3 bands of 27 (3 rows x 9 columns); bit 9 * (row % 3) + column of a band word is one cell.
+# State: F[3 * d + b], the cells of band b where digit d is possible or placed, and S[b], the placed cells of band b;
+# 30 words in one uint64 array (F then S), copied whole at each choice point.
+_BAND = np.uint64((1 << 27) - 1)
+
+
+def _band_tables() -> tuple[np.ndarray, ...]:
+    """Constant masks for the 9x9 solver: peers per cell and band, rows/boxes/columns within a band, and the
+    box-line reduction of a 3x3 pattern of triads (3 cells of a row or column in one box)."""
+    peers = np.zeros((81, 3), np.uint64)
+    for cell in range(81):
+        r, c = divmod(cell, 9)
+        for p in range(81):
+            pr, pc = divmod(p, 9)
+            if p != cell and (pr == r or pc == c or (pr // 3 == r // 3 and pc // 3 == c // 3)):
+                peers[cell, pr // 3] |= np.uint64(1 << (9 * (pr % 3) + pc))
+    rows = np.array([0x1FF << (9 * r) for r in range(3)], np.uint64)
+    boxes = np.array([(0x7 | 0x7 << 9 | 0x7 << 18) << (3 * j) for j in range(3)], np.uint64)
+    cols = np.array([(1 | 1 << 9 | 1 << 18) << c for c in range(9)], np.uint64)
+    col3 = np.array([sum((1 | 1 << 9 | 1 << 18) << i for i in range(3) if x >> i & 1) for x in range(8)], np.uint64)
+    triads = np.array([sum(1 << j for j in range(3) if y >> (3 * j) & 7) for y in range(512)], np.uint64)
+    expand = np.array([sum(0x7 << (9 * (i // 3) + 3 * (i % 3)) for i in range(9) if p >> i & 1) for p in range(512)],
+                      np.uint64)
+    lock = np.zeros(512, np.uint64)
+    for p in range(512):
+        q = p
+        while True:
+            before = q
+            for a in range(3):  # a group of the first index with one member c clears c from the other groups
+                g = q >> (3 * a) & 7
+                if g and not g & (g - 1):
+                    q &= ~sum(g << (3 * other) for other in range(3) if other != a)
+            for c in range(3):  # a group of the second index with one member a clears the rest of a's group
+                members = [a for a in range(3) if q >> (3 * a + c) & 1]
+                if len(members) == 1:
+                    a = members[0]
+                    q &= ~((7 & ~(1 << c)) << (3 * a))
+            if q == before:
+                break
+        lock[p] = q
+    return peers, rows, boxes, cols, col3, triads, expand, lock
+
+
+_PEERS9, _ROWS9, _BOXES9, _COLS9, _COL3_9, _TRIADS9, _EXPAND9, _LOCK9 = _band_tables()
+
+
+@cached_njit(inline="always")
+def _b_place(st: np.ndarray, cell: int, d: int) -> int:
+    """Place digit d (0-based) in cell: -1 if d is not possible there, else the digits whose masks changed."""
+    b = cell // 27
+    bit = _ONE << np.uint64(cell % 27)
+    if st[3 * d + b] & bit == 0:
+        return -1
+    if st[27 + b] & bit:
+        return 0
+    changed = 1 << d
+    for e in range(9):
+        if e != d and st[3 * e + b] & bit:
+            st[3 * e + b] &= ~bit
+            changed |= 1 << e
+    for bb in range(3):
+        st[3 * d + bb] &= ~_PEERS9[cell, bb]
+    st[27 + b] |= bit
+    return changed
+
+
+@cached_njit
+def _b_digit(st: np.ndarray, d: int) -> int:
+    """Box-line reduction and hidden singles of digit d: -1 on contradiction, else the digits that changed."""
+    changed = 0
+    while True:  # box-line reduction in the three bands, then in the three stacks, until stable
+        again = False
+        for b in range(3):
+            x = st[3 * d + b]
+            p = _TRIADS9[x & np.uint64(0x1FF)] | _TRIADS9[(x >> np.uint64(9)) & np.uint64(0x1FF)] << np.uint64(3) | \
+                _TRIADS9[x >> np.uint64(18)] << np.uint64(6)
+            q = _LOCK9[p]
+            if q != p:
+                st[3 * d + b] = x & _EXPAND9[q]
+                changed |= 1 << d
+                again = True
+        for j in range(3):
+            shift = np.uint64(3 * j)
+            p = _ZERO
+            for b in range(3):
+                x = st[3 * d + b]
+                present = (x | x >> np.uint64(9) | x >> np.uint64(18)) >> shift & np.uint64(7)
+                p |= present << np.uint64(3 * b)
+            q = _LOCK9[p]
+            if q != p:
+                for b in range(3):
+                    gone = (p & ~q) >> np.uint64(3 * b) & np.uint64(7)
+                    st[3 * d + b] &= ~(_COL3_9[gone] << shift)
+                changed |= 1 << d
+                again = True
+        if not again:
+            break
+    for b in range(3):  # hidden singles in rows and boxes
+        for i in range(3):
+            for mask in (_ROWS9[i], _BOXES9[i]):
+                m = st[3 * d + b] & mask
+                if m == 0:
+                    return -1
+                if m & (m - _ONE) == 0 and st[27 + b] & m == 0:
+                    got = _b_place(st, 27 * b + np.int64(trailing_zeros(m)), d)
+                    if got < 0:
+                        return -1
+                    changed |= got
+    for c in range(9):  # hidden singles in columns
+        total = 0
+        last = 0
+        for b in range(3):
+            m = st[3 * d + b] & _COLS9[c]
+            if m:
+                total += 1 if m & (m - _ONE) == 0 else 2
+                last = 27 * b + np.int64(trailing_zeros(m))
+        if total == 0:
+            return -1
+        if total == 1 and st[27 + last // 27] & (_ONE << np.uint64(last % 27)) == 0:
+            got = _b_place(st, last, d)
+            if got < 0:
+                return -1
+            changed |= got
+    return changed
+
+
+@cached_njit
+def _b_propagate(st: np.ndarray, dirty: int) -> bool:
+    """Naked singles, then box-line reduction and hidden singles of each changed digit, to a fixpoint."""
+    while True:
+        for b in range(3):
+            open_cells = ~st[27 + b] & _BAND
+            if open_cells == 0:
+                continue
+            once = _ZERO
+            twice = _ZERO
+            for d in range(9):
+                x = st[3 * d + b]
+                twice |= once & x
+                once |= x
+            if open_cells & ~once:
+                return False
+            singles = open_cells & ~twice
+            while singles:
+                bit = singles & (~singles + _ONE)
+                singles ^= bit
+                d = 0
+                while st[3 * d + b] & bit == 0:
+                    d += 1
+                    if d == 9:
+                        return False  # an earlier single of this band took its last candidate
+                got = _b_place(st, 27 * b + np.int64(trailing_zeros(bit)), d)
+                if got < 0:
+                    return False
+                dirty |= got
+        if dirty == 0:
+            return True
+        d = np.int64(trailing_zeros(np.uint64(dirty)))
+        dirty &= ~(1 << d)
+        got = _b_digit(st, d)
+        if got < 0:
+            return False
+        dirty |= got
+
+
+@cached_njit
+def _b_pick(st: np.ndarray) -> tuple[int, int]:
+    """A cell with two candidates and its first digit, else a cell with fewest candidates."""
+    for b in range(3):
+        open_cells = ~st[27 + b] & _BAND
+        once = _ZERO
+        twice = _ZERO
+        thrice = _ZERO
+        for d in range(9):
+            x = st[3 * d + b]
+            thrice |= twice & x
+            twice |= once & x
+            once |= x
+        two = open_cells & twice & ~thrice
+        if two:
+            bit = two & (~two + _ONE)
+            d = 0
+            while st[3 * d + b] & bit == 0:
+                d += 1
+            return 27 * b + np.int64(trailing_zeros(bit)), d
+    best = 10
+    best_cell = -1
+    best_digit = -1
+    for cell in range(81):
+        b = cell // 27
+        bit = _ONE << np.uint64(cell % 27)
+        if st[27 + b] & bit:
+            continue
+        k = 0
+        first = -1
+        for d in range(9):
+            if st[3 * d + b] & bit:
+                k += 1
+                if first < 0:
+                    first = d
+        if k < best:
+            best, best_cell, best_digit = k, cell, first
+    return best_cell, best_digit
+
+
+@cached_njit
+def _b_search(grid: np.ndarray, limit: int, found: np.ndarray) -> int:
+    """min(#solutions of a 9x9 grid, limit); the first found.shape[0] solutions go to found's rows."""
+    st = np.empty(30, np.uint64)
+    st[:27] = _BAND
+    st[27:] = 0
+    ok = True
+    for cell in range(81):
+        if grid[cell] != 0 and _b_place(st, cell, grid[cell] - 1) < 0:
+            ok = False
+            break
+    if ok:
+        ok = _b_propagate(st, 0x1FF)
+    saved = np.empty((82, 30), np.uint64)
+    choice = np.empty((82, 2), np.int64)
+    depth = 0
+    total = 0
+    while True:
+        if ok:
+            if st[27] == _BAND and st[28] == _BAND and st[29] == _BAND:
+                if total < found.shape[0]:
+                    for cell in range(81):
+                        bit = _ONE << np.uint64(cell % 27)
+                        for d in range(9):
+                            if st[3 * d + cell // 27] & bit:
+                                found[total, cell] = d + 1
+                total += 1
+                if total >= limit:
+                    break
+                ok = False
+                continue
+            cell, d = _b_pick(st)
+            saved[depth] = st
+            choice[depth, 0] = cell
+            choice[depth, 1] = d
+            depth += 1
+            got = _b_place(st, cell, d)
+            ok = got >= 0 and _b_propagate(st, got)
+        else:
+            if depth == 0:
+                break
+            depth -= 1
+            st[:] = saved[depth]
+            cell = choice[depth, 0]
+            d = choice[depth, 1]
+            st[3 * d + cell // 27] &= ~(_ONE << np.uint64(cell % 27))
+            ok = _b_propagate(st, 1 << d)
+    return total
+
+
 # ---- numba-callable and batch entry points -------------------------------------------------------------------------
 @cached_njit
 def _solve_rows(puzzles: np.ndarray, n: int, limit: int, store: int, rng: np.ndarray, counts: np.ndarray,
                 found: np.ndarray) -> None:
-    """counts[i] = min(#solutions of puzzles[i], limit); found[i] = its first `store` solutions (store <= limit)."""
+    """counts[i] = min(#solutions of puzzles[i], limit); found[i] = its first `store` solutions (store <= limit).
+
+    9x9 goes to the band solver; other sides, and random search (rng non-empty), to the general one, which then
+    restarts with a doubled budget of dead ends whenever a run goes astray.
+    """
+    out = np.empty((store, n * n), np.int16)
+    if n == 9 and rng.shape[0] == 0:
+        for i in range(puzzles.shape[0]):
+            counts[i] = _b_search(puzzles[i], limit, out)
+            for j in range(min(store, counts[i])):
+                found[i, j] = out[j]
+        return
     units, peers, cell_units, full = _tables(n)
     cand, count, value, flags, queue, meta = _workspace(n)
-    out = np.empty((store, n * n), np.int16)
     for i in range(puzzles.shape[0]):
-        counts[i] = _search(puzzles[i], limit, out, rng, units, peers, cell_units, full, cand, count, value, flags,
-                            queue, meta)
-        for j in range(min(store, counts[i])):
+        budget = n * n if rng.shape[0] > 0 else 0
+        while True:
+            got = _search(puzzles[i], limit, out, rng, budget, units, peers, cell_units, full, cand, count, value,
+                          flags, queue, meta)
+            if got >= 0:
+                break
+            budget *= 2
+        counts[i] = got
+        for j in range(min(store, got)):
             found[i, j] = out[j]
 
 
 @cached_njit
 def count_solutions_nb(grid: np.ndarray, n: int, limit: int) -> int:
     """min(#solutions, limit) of a flat grid; callable from @njit code (see the module docstring)."""
+    if n == 9:
+        return _b_search(grid, limit, np.empty((0, 81), np.int16))
     units, peers, cell_units, full = _tables(n)
     cand, count, value, flags, queue, meta = _workspace(n)
-    return _search(grid, limit, np.empty((0, n * n), np.int16), np.empty(0, np.uint64), units, peers, cell_units,
+    return _search(grid, limit, np.empty((0, n * n), np.int16), np.empty(0, np.uint64), 0, units, peers, cell_units,
                    full, cand, count, value, flags, queue, meta)
 
 
