@@ -15,7 +15,8 @@ from ltn_sudoku.exact import solve
 from ltn_sudoku.techniques import forcing, singles
 from ltn_sudoku.techniques.base import Finder
 from ltn_sudoku.techniques.reglib import load_cases
-from tests.techniques_helpers import assert_sound, marked_grid, mixed_corpus, run_pure, shared_puzzles, states_from_puzzle
+from tests.techniques_helpers import (assert_sound, marked_grid, mixed_corpus, run_pure, shared_puzzles,
+                                      states_from_puzzle)
 
 FINDERS: list[Finder] = [t.finder for t in forcing.TECHNIQUES]
 SINGLES: list[Finder] = [t.finder for t in singles.TECHNIQUES]

@@ -341,7 +341,7 @@ def _choice_depths(start: tuple, tables: tuple, n: int, premises: np.ndarray, st
     return depths
 
 
-# ---- Python side -------------------------------------------------------------------------------------------------------
+# ---- Python side -----------------------------------------------------------------------------------------------------
 @lru_cache(maxsize=None)
 def _tables(geo: Geometry) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(units (3n, n), cell_units (n*n, 3), peers (n*n, 3n-2k-1)) as int32 arrays of a geometry."""
@@ -424,7 +424,8 @@ def _contradictions(grid: CandidateGrid, technique: str, chain_only: bool, max_d
         cell, digit, truth = (int(x) for x in analysis.premises[p])
         effect = [(cell, digit + 1)]
         steps.append(make_step(
-            grid, technique, f"{_premise_text(geo, analysis.premises[p])} => {_contradiction_text(geo, analysis.infos[p])}",
+            grid, technique,
+            f"{_premise_text(geo, analysis.premises[p])} => {_contradiction_text(geo, analysis.infos[p])}",
             placements=[] if truth else effect, eliminations=effect if truth else [], cells=[cell], digits=[digit + 1]))
     return steps
 
