@@ -7,6 +7,7 @@ import random
 import pytest
 
 from ltn_sudoku.techniques import fish, intersections, singles, subsets
+from ltn_sudoku.techniques.base import Finder
 from ltn_sudoku.techniques.fish import (
     find_finned_jellyfish,
     find_finned_swordfish,
@@ -119,7 +120,7 @@ def test_nothing_on_an_empty_grid() -> None:
         assert all(run_pure(grid, f) == [] for f in FINDERS)
 
 
-def _pipeline() -> list:
+def _pipeline() -> list[Finder]:
     return [t.finder for t in singles.TECHNIQUES + intersections.TECHNIQUES + subsets.TECHNIQUES + fish.TECHNIQUES]
 
 

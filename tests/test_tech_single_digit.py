@@ -8,6 +8,7 @@ import random
 import pytest
 
 from ltn_sudoku.techniques import fish, intersections, single_digit, singles, subsets
+from ltn_sudoku.techniques.base import Finder
 from ltn_sudoku.techniques.single_digit import (
     find_empty_rectangles,
     find_skyscrapers,
@@ -114,7 +115,7 @@ def test_nothing_on_an_empty_grid() -> None:
         assert all(run_pure(grid, f) == [] for f in FINDERS)
 
 
-def _pipeline() -> list:
+def _pipeline() -> list[Finder]:
     families = singles.TECHNIQUES + intersections.TECHNIQUES + subsets.TECHNIQUES + fish.TECHNIQUES[:3]
     return [t.finder for t in families + single_digit.TECHNIQUES]
 
