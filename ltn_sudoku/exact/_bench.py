@@ -1,0 +1,341 @@
+"""Benchmark of the exact backends against python-sat's CaDiCaL, shared by scripts/bench_exact.py and `ltn-sudoku bench`.
+
+Every figure is CPU time (time.process_time: the machine is shared and noisy) and every backend is compared with the
+CaDiCaL baseline measured in the same run. A uniqueness check means counting solutions up to 2.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from itertools import combinations
+from types import FrameType
+from typing import Callable, Iterator, Sequence
+
+import numpy as np
+
+from ltn_sudoku.board import Board, geometry
+from ltn_sudoku.exact import count_solutions, count_solutions_batch
+from ltn_sudoku.io import read_boards
+from ltn_sudoku.paths import shared_file
+
+NINE_FILES: tuple[str, ...] = ("9x9/17clue_49158.txt", "9x9/top1465.txt", "9x9/forum_hardest_1106.txt")
+TDOKU_RATES: dict[str, float] = {  # tdoku (C++, SIMD), same kind of machine: ../shared/data/SOURCES.md
+    "9x9/17clue_49158.txt": 200_000, "9x9/top1465.txt": 74_000, "9x9/forum_hardest_1106.txt": 8_300,
+}
+CADICAL_MEDIANS: dict[int, float] = {16: 0.010, 25: 0.028, 36: 0.074, 49: 0.18, 64: 0.27, 81: 0.58}  # SOURCES.md
+SAT_SOLVER = "cadical195"
+
+
+# ---- the baseline ----------------------------------------------------------------------------------------------------
+def _at_most_one(literals: Sequence[int]) -> Iterator[list[int]]:
+    return ([-a, -b] for a, b in combinations(literals, 2))
+
+
+class SatSudoku:
+    """CaDiCaL with one side's whole CNF, built once; each puzzle's givens are assumptions.
+
+    A second solution is looked for under a blocking clause guarded by a fresh selector literal, which is then
+    retired with a unit clause, so one solver serves every puzzle.
+    """
+
+    def __init__(self, n: int) -> None:
+        from pysat.solvers import Solver
+
+        self.n = n
+        g = geometry(n)
+        clauses: list[list[int]] = []
+        for cell in range(n * n):
+            lits = [self.var(cell, d) for d in range(n)]
+            clauses.append(lits)
+            clauses.extend(_at_most_one(lits))
+        for unit in g.units:
+            for d in range(n):
+                lits = [self.var(cell, d) for cell in unit]
+                clauses.append(lits)
+                clauses.extend(_at_most_one(lits))
+        self.solver = Solver(name=SAT_SOLVER, bootstrap_with=clauses)
+        self.next_selector = n * n * n + 1
+
+    def var(self, cell: int, digit: int) -> int:
+        """The literal 'cell holds digit' (digit 0-based)."""
+        return cell * self.n + digit + 1
+
+    def count(self, values: Sequence[int]) -> int:
+        """min(#solutions, 2)."""
+        givens = [self.var(c, v - 1) for c, v in enumerate(values) if v]
+        if not self.solver.solve(assumptions=givens):
+            return 0
+        model = self.solver.get_model()
+        chosen = [lit for lit in model if lit > 0 and values[(lit - 1) // self.n] == 0]
+        selector = self.next_selector
+        self.next_selector += 1
+        self.solver.add_clause([-selector] + [-lit for lit in chosen])
+        second = self.solver.solve(assumptions=givens + [selector])
+        self.solver.add_clause([-selector])
+        return 2 if second else 1
+
+    def close(self) -> None:
+        self.solver.delete()
+
+
+def sat_count_fresh(board: Board) -> int:
+    """min(#solutions, 2) with a CNF built for this puzzle alone: only the placements its givens allow."""
+    from pysat.solvers import Solver
+
+    n = board.n
+    g = geometry(n)
+    masks = board.candidate_masks()
+    if not board.is_consistent:
+        return 0
+    var: dict[tuple[int, int], int] = {}
+    for cell, mask in enumerate(masks):
+        for d in range(n):
+            if mask >> d & 1:
+                var[(cell, d)] = len(var) + 1
+    clauses: list[list[int]] = []
+    for cell, mask in enumerate(masks):
+        if not board.values[cell]:
+            lits = [var[(cell, d)] for d in range(n) if mask >> d & 1]
+            clauses.append(lits)
+            clauses.extend(_at_most_one(lits))
+    for unit in g.units:
+        placed = {board.values[c] - 1 for c in unit if board.values[c]}
+        for d in range(n):
+            if d not in placed:
+                lits = [var[(c, d)] for c in unit if (c, d) in var]
+                clauses.append(lits)
+                clauses.extend(_at_most_one(lits))
+    with Solver(name=SAT_SOLVER, bootstrap_with=clauses) as solver:
+        if not solver.solve():
+            return 0
+        solver.add_clause([-lit for lit in solver.get_model() if lit > 0])
+        return 2 if solver.solve() else 1
+
+
+def sat_available() -> bool:
+    try:
+        import pysat.solvers  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# ---- timing helpers --------------------------------------------------------------------------------------------------
+class CpuCapExceeded(Exception):
+    """A pure-Python solve ran past its CPU cap."""
+
+
+def _on_cap(signum: int, frame: FrameType | None) -> None:
+    raise CpuCapExceeded
+
+
+def capped_cpu(fn: Callable[[], int], cap: float) -> tuple[int | None, float]:
+    """(result or None past `cap` CPU seconds, CPU seconds): a profiling timer interrupts pure-Python code.
+
+    Timed with thread_time: on this sandbox process_time stalls while an interval timer is armed.
+    """
+    previous = signal.signal(signal.SIGPROF, _on_cap)
+    signal.setitimer(signal.ITIMER_PROF, cap)
+    start = time.thread_time()
+    try:
+        result: int | None = fn()
+    except CpuCapExceeded:
+        result = None
+    finally:
+        elapsed = time.thread_time() - start
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+    return result, elapsed
+
+
+@dataclass
+class Run:
+    """One solver on one data set: counts (0/1/2 per puzzle) and CPU seconds."""
+
+    solver: str
+    puzzles: int
+    cpu: float
+    counts: list[int]
+
+    @property
+    def rate(self) -> float:
+        return self.puzzles / self.cpu if self.cpu > 0 else float("inf")
+
+
+def run_kernel(puzzles: np.ndarray) -> Run:
+    start = time.process_time()
+    counts = count_solutions_batch(puzzles, 2)
+    return Run("kernel", len(puzzles), time.process_time() - start, counts.tolist())
+
+
+def run_sat(puzzles: np.ndarray) -> Run:
+    start = time.process_time()
+    sat = SatSudoku(int(round(puzzles.shape[1] ** 0.5)))
+    counts = [sat.count(row) for row in puzzles.tolist()]
+    sat.close()
+    return Run("CaDiCaL", len(puzzles), time.process_time() - start, counts)
+
+
+def run_pure(backend: str, boards: Sequence[Board]) -> Run:
+    start = time.process_time()
+    counts = [count_solutions(b, 2, backend) for b in boards]
+    return Run(backend, len(boards), time.process_time() - start, counts)
+
+
+# ---- sections ----------------------------------------------------------------------------------------------------------
+def compile_times() -> dict[str, float]:
+    """CPU seconds of the first kernel calls in a fresh process with an empty cache, then again with that cache."""
+    probe = ("import time, numpy as np; t0 = time.process_time(); from ltn_sudoku.exact import kernel; "
+             "t1 = time.process_time(); kernel.count_solutions_batch(np.zeros((1, 81), np.int32)); "
+             "t2 = time.process_time(); kernel.count_solutions_nb(np.zeros(81, np.int32), 9, 2); "
+             "t3 = time.process_time(); print(t1 - t0, t2 - t1, t3 - t2)")
+    labels = ("import ltn_sudoku.exact.kernel", "first batch call (band + general solvers)",
+              "first count_solutions_nb call")
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        for run in ("compile", "cached load"):
+            text = subprocess.run([sys.executable, "-c", probe], env=env, check=True, capture_output=True,
+                                  text=True).stdout
+            for label, seconds in zip(labels, text.split()):
+                out[f"{run}: {label}"] = float(seconds)
+    return out
+
+
+def _print(line: str = "") -> None:
+    print(line, flush=True)
+
+
+def bench_nine(limit: int | None, pure_count: int, dlx_count: int, repeats: int) -> None:
+    """Puzzles/s of every backend on the 9x9 benchmark files, with ratios against CaDiCaL in the same run."""
+    from ltn_sudoku.exact import kernel
+
+    kernel.warm_up()  # loading the compiled code is measured in its own section
+    sat = sat_available()
+    _print("## 9x9 uniqueness checks (limit 2), CPU time")
+    _print()
+    _print("| file | solver | puzzles | CPU s | puzzles/s | vs CaDiCaL | vs tdoku |")
+    _print("|---|---|---:|---:|---:|---:|---:|")
+    for name in NINE_FILES:
+        boards = read_boards(shared_file(name))[:limit]
+        puzzles = np.array([b.values for b in boards], dtype=np.int32)
+        kernel_runs, sat_runs = [], []
+        for _ in range(repeats):  # interleaved, so both see the same machine load
+            kernel_runs.append(run_kernel(puzzles))
+            if sat:
+                sat_runs.append(run_sat(puzzles))
+        kernel_best = max(kernel_runs, key=lambda r: r.rate)
+        sat_best = max(sat_runs, key=lambda r: r.rate) if sat else None
+        ratios = [k.rate / s.rate for k, s in zip(kernel_runs, sat_runs)]
+        runs = [kernel_best] + ([sat_best] if sat_best else [])
+        runs.append(run_pure("python", boards[:pure_count]))
+        runs.append(run_pure("dlx", boards[:dlx_count]))
+        for run in runs:
+            reference = kernel_best.counts[: run.puzzles]
+            agree = "" if run.counts == reference else " DISAGREES"
+            if run is kernel_best and sat_runs:
+                versus = f"{statistics.median(ratios):.1f}x (median of {len(ratios)})"
+            else:
+                versus = f"{run.rate / sat_best.rate:.2f}x" if sat_best else "n/a"
+            tdoku = f"{run.rate / TDOKU_RATES[name]:.3f}x"
+            _print(f"| {name.split('/')[-1]} | {run.solver}{agree} | {run.puzzles} | {run.cpu:.2f} | {run.rate:,.0f} "
+                   f"| {versus} | {tdoku} |")
+
+
+def _paper_times(rank: int) -> dict[str, list[float]]:
+    found: dict[str, list[float]] = {}
+    for solver in ("ExactCover", "BackTracking"):
+        try:
+            path = shared_file(f"generalized/paper_times/sudoku_rank_{rank}_Sudoku{solver}Solver.csv")
+        except FileNotFoundError:
+            continue
+        lines = path.read_text().splitlines()[1:]
+        found[solver] = [float(line.split(",")[1]) for line in lines if line.strip()]
+    return found
+
+
+def _summary(times: Sequence[float]) -> str:
+    return f"{statistics.median(times):.4f} / {max(times):.4f}" if times else "-"
+
+
+def bench_generalized(ranks: Sequence[int], limit: int | None, pure_cap: float, pure_count: int) -> None:
+    """Per size: the kernel on every puzzle, CaDiCaL (model built per puzzle), the pure-Python backends under a CPU
+    cap, and the paper's recorded times; medians and maxima in seconds."""
+    from ltn_sudoku.exact import kernel
+
+    kernel.warm_up()
+    sat = sat_available()
+    _print("## Generalized puzzles (uniqueness check, CPU seconds per puzzle: median / max)")
+    _print()
+    _print("| n | puzzles | kernel | CaDiCaL (incl. model) | kernel median vs CaDiCaL | python (capped) "
+           "| dlx (capped) | paper DLX | paper backtracking |")
+    _print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for rank in ranks:
+        boards = read_boards(shared_file(f"generalized/sudoku_rank_{rank}.csv"))[:limit]
+        kernel_times, sat_times, counts = [], [], []
+        for board in boards:
+            row = np.array([board.values], dtype=np.int32)
+            start = time.process_time()
+            counts.append(int(count_solutions_batch(row, 2)[0]))
+            kernel_times.append(time.process_time() - start)
+            if sat:
+                start = time.process_time()
+                sat_count = sat_count_fresh(board)
+                sat_times.append(time.process_time() - start)
+                if sat_count != counts[-1]:
+                    _print(f"DISAGREEMENT rank {rank}: kernel {counts[-1]} CaDiCaL {sat_count}")
+        pure: dict[str, str] = {}
+        for backend in ("python", "dlx"):
+            times, over = [], 0
+            for board, expected in zip(boards[:pure_count], counts):
+                result, cpu = capped_cpu(lambda b=board, be=backend: count_solutions(b, 2, be), pure_cap)
+                if result is None:
+                    over += 1
+                else:
+                    times.append(cpu)
+                    if result != expected:
+                        _print(f"DISAGREEMENT rank {rank}: kernel {expected} {backend} {result}")
+            done = min(pure_count, len(boards))
+            pure[backend] = f"{_summary(times)} ({done - over}/{done} under {pure_cap:g} s)"
+        paper = _paper_times(rank)
+        ratio = (f"{statistics.median(kernel_times) / statistics.median(sat_times):.3f}" if sat_times else "n/a")
+        n = rank * rank
+        _print(f"| {n} | {len(boards)} | {_summary(kernel_times)} | {_summary(sat_times)} | {ratio} "
+               f"| {pure['python']} | {pure['dlx']} | {_summary(paper.get('ExactCover', []))} "
+               f"| {_summary(paper.get('BackTracking', []))} |")
+        if set(counts) != {1}:
+            _print(f"note: rank {rank} counts {sorted(set(counts))} (expected every puzzle unique)")
+
+
+def bench_all(quick: bool, repeats: int, limit: int | None, pure_count: int, dlx_count: int, ranks: Sequence[int],
+              generalized_limit: int | None, pure_cap: float, generalized_pure_count: int) -> None:
+    """Every section, in order; `quick` trims the data to about a minute in all."""
+    import numba
+
+    _print("# Exact solver benchmark")
+    _print()
+    _print(f"python {sys.version.split()[0]}, numba {numba.__version__}, numpy {np.__version__}, "
+           f"{os.cpu_count()} CPUs; CPU time (time.process_time)")
+    if not sat_available():
+        _print("python-sat is not installed: no CaDiCaL baseline (pip install python-sat)")
+    _print()
+    _print("## Kernel compile and cached load (CPU s, fresh processes, empty NUMBA_CACHE_DIR)")
+    _print()
+    for label, seconds in compile_times().items():
+        _print(f"- {label}: {seconds:.2f}")
+    _print()
+    bench_nine(limit, pure_count, dlx_count, repeats)
+    _print()
+    bench_generalized(ranks, generalized_limit, pure_cap, generalized_pure_count)
+    _print()
+    _print(json.dumps({"quick": quick, "repeats": repeats, "limit": limit, "pure_count": pure_count,
+                       "dlx_count": dlx_count, "ranks": list(ranks), "generalized_limit": generalized_limit,
+                       "pure_cap": pure_cap, "generalized_pure_count": generalized_pure_count}))

@@ -1,0 +1,50 @@
+"""Benchmark the exact solvers: kernel, pure-Python search and DLX against python-sat's CaDiCaL in the same run.
+
+    .venv/bin/python scripts/bench_exact.py            # everything (about 10 minutes on 2 shared cores)
+    .venv/bin/python scripts/bench_exact.py --quick    # trimmed, about a minute
+
+Prints markdown tables (CPU time, ratios against CaDiCaL, medians and maxima per generalized size); the figures in
+docs/exact.md come from the full run.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Sequence
+
+from ltn_sudoku.exact._bench import bench_all
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="small subsets: a minute instead of ten")
+    p.add_argument("--repeats", type=int, help="kernel and CaDiCaL runs per 9x9 file (default 3, quick 1)")
+    p.add_argument("--limit", type=int, help="puzzles per 9x9 file (default all, quick 2000)")
+    p.add_argument("--pure-count", type=int, help="puzzles per file for the pure-Python search (default 5000, "
+                                                  "quick 200); also per generalized size (default 10, quick 3)")
+    p.add_argument("--dlx-count", type=int, help="puzzles per 9x9 file for DLX (default 1000, quick 100)")
+    p.add_argument("--ranks", type=int, nargs="+", default=list(range(3, 10)),
+                   help="generalized box sizes k (n = k*k) to run (default 3..9)")
+    p.add_argument("--generalized-limit", type=int, help="puzzles per generalized size (default all, quick 20)")
+    p.add_argument("--pure-cap", type=float, help="CPU seconds per generalized puzzle for python/DLX "
+                                                  "(default 10, quick 2)")
+    args = p.parse_args(argv)
+    q = args.quick
+    pick = lambda given, full, quick: given if given is not None else (quick if q else full)  # noqa: E731
+    pure = pick(args.pure_count, 5000, 200)
+    bench_all(
+        quick=q,
+        repeats=pick(args.repeats, 3, 1),
+        limit=pick(args.limit, None, 2000),
+        pure_count=pure,
+        dlx_count=pick(args.dlx_count, 1000, 100),
+        ranks=args.ranks,
+        generalized_limit=pick(args.generalized_limit, None, 20),
+        pure_cap=pick(args.pure_cap, 10.0, 2.0),
+        generalized_pure_count=args.pure_count if args.pure_count is not None else (3 if q else 10),
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
