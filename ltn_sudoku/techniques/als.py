@@ -62,16 +62,19 @@ def find_alses(grid: CandidateGrid, max_cells: int | None = None) -> list[Als]:
     geo = grid.geo
     found = almost_locked_sets(grid, max_cells=default_max_cells(grid.n) if max_cells is None else max_cells)
     alses = []
+    seeing_all: dict[int, int] = {}  # cell set -> the cells that see all of them (many ALS share their digit cells)
     for base in sorted(found, key=lambda a: (a.cells.bit_count(), a.cells)):
         digit_cells = [0] * (grid.n + 1)
         targets = [0] * (grid.n + 1)
         for b in iter_bits(base.digits):
             holding = base.cells & grid.digit_cells[b + 1]
-            seen = grid.digit_cells[b + 1] & ~base.cells
-            for c in iter_bits(holding):
-                seen &= geo.peer_bits[c]
+            if holding not in seeing_all:
+                seen = -1
+                for c in iter_bits(holding):
+                    seen &= geo.peer_bits[c]
+                seeing_all[holding] = seen
             digit_cells[b + 1] = holding
-            targets[b + 1] = seen
+            targets[b + 1] = grid.digit_cells[b + 1] & ~base.cells & seeing_all[holding]
         alses.append(Als(base.cells, base.digits, base.cells.bit_count(), tuple(digit_cells), tuple(targets)))
     return alses
 
@@ -93,10 +96,13 @@ class AlsIndex:
         # an RC digit's cells in both ALS see each other, so they lie in one unit: group the ALS by (digit, unit) and,
         # within a group, by the cells holding the digit; two ALS link when those cell sets are disjoint
         groups: dict[tuple[int, int], dict[int, list[int]]] = {}
+        units_of: dict[int, list[int]] = {}  # holding cells -> the units containing them all
         for i, als in enumerate(self.alses):
             for b in iter_bits(als.digits):
                 holding = als.digit_cells[b + 1]
-                for unit in _units_holding(grid.geo, holding):
+                if holding not in units_of:
+                    units_of[holding] = _units_holding(grid.geo, holding)
+                for unit in units_of[holding]:
                     groups.setdefault((b, unit), {}).setdefault(holding, []).append(i)
         for (b, _), by_cells in groups.items():
             bit = 1 << b
@@ -137,8 +143,11 @@ class AlsIndex:
         """The implication graph of the chains: state v = i*n + x ("ALS i lacks x, so holds its other digits") leads
         to j*n + y for every RC y != x between ALS i and j ("ALS j lacks y")."""
         n = self.n
-        return [[j * n + y for j, rc in self.links[v // n].items() for y in iter_bits(rc & ~(1 << v % n))]
-                if self.alses[v // n].digits >> (v % n) & 1 else [] for v in range(len(self.alses) * n)]
+        found: list[list[int]] = []
+        for i, als in enumerate(self.alses):
+            lacks = [(j * n + y, y) for j, rc in self.links[i].items() for y in iter_bits(rc)]
+            found += [[v for v, y in lacks if y != x] if als.digits >> x & 1 else [] for x in range(n)]
+        return found
 
     def reach(self, max_steps: int) -> list[list[int]]:
         """reach[k][v]: the states reachable from v in at most k steps (bitset), k = 0 .. max_steps."""
@@ -213,7 +222,7 @@ def find_als_xz(grid: CandidateGrid, max_cells: int | None = None, limit: int | 
     """Two ALS with an RC x: any other common digit z is in one of them. Doubly linked (two RCs): both ALS are
     locked, each keeps all its non-RC digits and each RC lies in exactly one of them."""
     index = AlsIndex.of(grid, max_cells)
-    geo, alses = grid.geo, index.alses
+    alses = index.alses
     out = _Collector()
     for i, links in enumerate(index.links):
         a = alses[i]
@@ -223,18 +232,24 @@ def find_als_xz(grid: CandidateGrid, max_cells: int | None = None, limit: int | 
             b = alses[j]
             if rc.bit_count() == 1:
                 effect = _common_targets(a, b, a.digits & b.digits & ~rc)
-                pattern = f"X={_digits_text(rc)}, Z={_digits_text(_digits_of(effect))}"
             else:
                 by_digit = dict(_common_targets(a, b, rc))
                 for locked, other in ((a, b), (b, a)):
                     for z in iter_bits(locked.digits & ~rc):
                         by_digit[z + 1] = by_digit.get(z + 1, 0) | locked.targets[z + 1] & ~other.cells
                 effect = tuple(sorted((d, cells) for d, cells in by_digit.items() if cells))
-                pattern = f"X={_digits_text(rc)} (doubly linked)"
-            out.add(a.size + b.size, effect, lambda a=a, b=b, pattern=pattern, effect=effect: make_step(
-                grid, "ALS-XZ", f"A={a.name(geo)}, B={b.name(geo)}, {pattern}", eliminations=_eliminations(effect),
-                cells=iter_bits(a.cells | b.cells), digits=mask_digits(a.digits | b.digits)))
+            out.add(a.size + b.size, effect, lambda a=a, b=b, rc=rc, effect=effect: _xz_step(grid, a, b, rc, effect))
     return out.steps(limit)
+
+
+def _xz_step(grid: CandidateGrid, a: Als, b: Als, rc: int, effect: Effect) -> Step:
+    geo = grid.geo
+    if rc.bit_count() == 1:
+        pattern = f"X={_digits_text(rc)}, Z={_digits_text(_digits_of(effect))}"
+    else:
+        pattern = f"X={_digits_text(rc)} (doubly linked)"
+    return make_step(grid, "ALS-XZ", f"A={a.name(geo)}, B={b.name(geo)}, {pattern}", eliminations=_eliminations(effect),
+                     cells=iter_bits(a.cells | b.cells), digits=mask_digits(a.digits | b.digits))
 
 
 # ---- ALS-XY-Wing ---------------------------------------------------------------------------------------------------
