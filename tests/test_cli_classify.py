@@ -71,11 +71,19 @@ def test_json_lines_for_a_multi_board_file(capsys: pytest.CaptureFixture[str], t
     assert (closed["closed"], closed["valid"], closed["solvable"], closed["moves"]) == (True, True, None, [])
 
 
+def _untimed(result: dict[str, object]) -> dict[str, object]:
+    """A result without Q3's measured finder times, which differ from run to run."""
+    stats = [{k: v for k, v in row.items() if k != "time_s"} for row in result.get("stats", [])]  # type: ignore[union-attr]
+    return {**result, "stats": stats}
+
+
 def test_out_jsonl_matches_json_and_out_csv_is_flat(capsys: pytest.CaptureFixture[str], three_boards: Path,
                                                    tmp_path: Path) -> None:
     _, printed, _ = classify_cli(capsys, str(three_boards), "--json")
     status, out, _ = classify_cli(capsys, str(three_boards), "--out", str(tmp_path / "r.jsonl"))
-    assert status == 0 and (tmp_path / "r.jsonl").read_text() == printed
+    assert status == 0
+    written = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert [_untimed(d) for d in written] == [_untimed(json.loads(line)) for line in printed.splitlines()]
     assert out.strip().endswith(f"-> {tmp_path / 'r.jsonl'}") and "1 unique" in out and "1 impossible" in out
     status, _, _ = classify_cli(capsys, str(three_boards), "--out", str(tmp_path / "sub" / "r.csv"))
     rows = list(csv.DictReader(open(tmp_path / "sub" / "r.csv", newline="")))
