@@ -13,7 +13,7 @@ Notation (HoDoKu style, cells spelled out): `X-Wing: 5 r2,r7 c3,c8 => r4c3<>5`,
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from ltn_sudoku.board import Geometry, iter_bits
 from ltn_sudoku.candidates import CandidateGrid
@@ -57,9 +57,22 @@ def _names(geo: Geometry, offset: int, lines: Sequence[int] | int) -> str:
     return ",".join(geo.unit_name(offset + i) for i in indices)
 
 
+def _fish_step(grid: CandidateGrid, technique: str, digit: int, offsets: tuple[int, int], base: Sequence[int],
+               cover: int, victims: int, fins: int = 0) -> Step:
+    """The step of a fish: base lines (indices), cover lines (bitmask), the cells that lose `digit`, the fins."""
+    geo = grid.geo
+    base_offset, cover_offset = offsets
+    pattern = f"{digit} {_names(geo, base_offset, base)} {_names(geo, cover_offset, cover)}"
+    if fins:
+        pattern += f" f{geo.cells_name(iter_bits(fins))}"
+    return make_step(grid, technique, pattern, eliminations=[(c, digit) for c in iter_bits(victims)],
+                     cells=list(iter_bits(grid.digit_cells[digit] & _cells_of(geo, base_offset, base))),
+                     digits=[digit],
+                     units=[base_offset + i for i in base] + [cover_offset + j for j in iter_bits(cover)])
+
+
 def _find_basic_fish(grid: CandidateGrid, size: int) -> list[Step]:
     geo = grid.geo
-    technique = FISH_NAMES[size]
     steps: list[Step] = []
     for digit in range(1, grid.n + 1):
         cells = grid.digit_cells[digit]
@@ -75,14 +88,24 @@ def _find_basic_fish(grid: CandidateGrid, size: int) -> list[Step]:
                 base = [lines[i] for i in picks]
                 victims = cells & _cells_of(geo, cover_offset, cover) & ~_cells_of(geo, base_offset, base)
                 if victims:
-                    pattern = f"{digit} {_names(geo, base_offset, base)} {_names(geo, cover_offset, cover)}"
-                    steps.append(make_step(grid, technique, pattern,
-                                           eliminations=[(c, digit) for c in iter_bits(victims)],
-                                           cells=list(iter_bits(cells & _cells_of(geo, base_offset, base))),
-                                           digits=[digit],
-                                           units=[base_offset + i for i in base] +
-                                                 [cover_offset + j for j in iter_bits(cover)]))
+                    steps.append(_fish_step(grid, FISH_NAMES[size], digit, (base_offset, cover_offset), base, cover,
+                                            victims))
     return steps
+
+
+def _covers_with_fins(union: int, size: int, stacks: Sequence[int]) -> Iterator[tuple[int, int]]:
+    """(cover lines, fin lines) as bitmasks: `size` of the lines in `union` cover, the others hold fins, and all fin
+    lines plus at least one cover line lie in one stack (else no cover cell could see the fins)."""
+    for stack in stacks:
+        outside = union & ~stack
+        free = size - outside.bit_count()
+        if free < 1:
+            continue
+        inside = union & stack
+        for chosen in combinations(iter_bits(inside), free):
+            cover = outside | sum(1 << j for j in chosen)
+            if inside & ~cover:
+                yield cover, inside & ~cover
 
 
 def _find_finned_fish(grid: CandidateGrid, size: int, sashimi: bool) -> list[Step]:
@@ -106,35 +129,17 @@ def _find_finned_fish(grid: CandidateGrid, size: int, sashimi: bool) -> list[Ste
                     continue  # no fin needed: a basic fish (or a contradiction)
                 base = [lines[i] for i in picks]
                 base_cells = _cells_of(geo, base_offset, base)
-                base_places = cells & base_cells
-                for stack in stacks:
-                    outside = union & ~stack
-                    free = size - outside.bit_count()
-                    if free < 1:
-                        continue  # covers all outside the fin box's stack: nothing there to eliminate
-                    inside = union & stack
-                    for chosen in combinations(iter_bits(inside), free):
-                        cover = outside | sum(1 << j for j in chosen)
-                        fin_lines = inside & ~cover
-                        if not fin_lines:
-                            continue
-                        fins = base_places & _cells_of(geo, cover_offset, fin_lines)
-                        fin_box = geo.unit_bits[2 * grid.n + geo.box[fins.bit_length() - 1]]
-                        if fins & ~fin_box:
-                            continue
-                        if any((patterns[i] & cover).bit_count() <= 1 for i in base) != sashimi:
-                            continue
-                        cover_cells = _cells_of(geo, cover_offset, cover)
-                        victims = cells & cover_cells & fin_box & ~base_cells
-                        if not victims:
-                            continue
-                        pattern = (f"{digit} {_names(geo, base_offset, base)} {_names(geo, cover_offset, cover)} "
-                                   f"f{geo.cells_name(iter_bits(fins))}")
-                        steps.append(make_step(grid, technique, pattern,
-                                               eliminations=[(c, digit) for c in iter_bits(victims)],
-                                               cells=list(iter_bits(base_places)), digits=[digit],
-                                               units=[base_offset + i for i in base] +
-                                                     [cover_offset + j for j in iter_bits(cover)]))
+                for cover, fin_lines in _covers_with_fins(union, size, stacks):
+                    fins = cells & base_cells & _cells_of(geo, cover_offset, fin_lines)
+                    fin_box = geo.unit_bits[2 * grid.n + geo.box[fins.bit_length() - 1]]
+                    if fins & ~fin_box:
+                        continue
+                    if any((patterns[i] & cover).bit_count() <= 1 for i in base) != sashimi:
+                        continue
+                    victims = cells & _cells_of(geo, cover_offset, cover) & fin_box & ~base_cells
+                    if victims:
+                        steps.append(_fish_step(grid, technique, digit, (base_offset, cover_offset), base, cover,
+                                                victims, fins))
     return steps
 
 
