@@ -15,6 +15,8 @@ is. One of the outer ends A, D therefore holds the digit, and every cell that se
 
 from __future__ import annotations
 
+from typing import Iterator
+
 from ltn_sudoku.board import iter_bits
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.techniques.base import Step, Technique, make_step
@@ -157,6 +159,16 @@ def _empty_rectangle_boxes(grid: CandidateGrid, digit: int, two_candidates: bool
     return found
 
 
+def _link_partners(grid: CandidateGrid, digit: int, starts: int, in_rows: bool) -> Iterator[tuple[int, int]]:
+    """(near, far) for each start cell whose row (in_rows) or column holds `digit` in exactly one other cell, far."""
+    geo, n = grid.geo, grid.n
+    cells = grid.digit_cells[digit]
+    for near in iter_bits(starts):
+        link = cells & geo.unit_bits[geo.row[near] if in_rows else n + geo.col[near]]
+        if link.bit_count() == 2:
+            yield near, (link & ~(1 << near)).bit_length() - 1
+
+
 def find_empty_rectangles(grid: CandidateGrid, two_candidates: bool = False) -> list[Step]:
     """A box's places on one row and one column of it, and a strong link leaving that row (column).
 
@@ -168,22 +180,15 @@ def find_empty_rectangles(grid: CandidateGrid, two_candidates: bool = False) -> 
     for digit in range(1, n + 1):
         cells = grid.digit_cells[digit]
         for box, row, col, places in _empty_rectangle_boxes(grid, digit, two_candidates):
-            box_bits = unit_bits[2 * n + box]
-            # the box row meets strong links in columns; the box column meets strong links in rows
-            for arm, link_of, target_of in (
-                (row, lambda cell: n + geo.col[cell], lambda far: geo.row[far] * n + col),
-                (n + col, lambda cell: geo.row[cell], lambda far: row * n + geo.col[far]),
-            ):
-                for near in iter_bits(cells & unit_bits[arm] & ~box_bits):
-                    link = cells & unit_bits[link_of(near)]
-                    if link.bit_count() != 2:
-                        continue
-                    far = (link & ~(1 << near)).bit_length() - 1
-                    target = target_of(far)
-                    if not cells >> target & 1 or box_bits >> target & 1:
-                        continue
-                    pattern = (f"{digit} in {geo.unit_name(2 * n + box)} ({geo.cell_name(near)},"
-                               f"{geo.cell_name(far)})")
+            outside = cells & ~unit_bits[2 * n + box]
+            # a column link leaving the box row hits the box column in the far end's row, and vice versa
+            chains = [(near, far, geo.row[far] * n + col)
+                      for near, far in _link_partners(grid, digit, outside & unit_bits[row], in_rows=False)]
+            chains += [(near, far, row * n + geo.col[far])
+                       for near, far in _link_partners(grid, digit, outside & unit_bits[n + col], in_rows=True)]
+            for near, far, target in chains:
+                if outside >> target & 1:
+                    pattern = f"{digit} in {geo.unit_name(2 * n + box)} ({geo.cell_name(near)},{geo.cell_name(far)})"
                     steps.append(make_step(grid, "Empty Rectangle", pattern, eliminations=[(target, digit)],
                                            cells=[*iter_bits(places), near, far], digits=[digit],
                                            units=[2 * n + box, row, n + col]))
