@@ -42,27 +42,32 @@ def _at_most_one(literals: Sequence[int]) -> Iterator[list[int]]:
 class SatSudoku:
     """CaDiCaL with one side's whole CNF, built once; each puzzle's givens are assumptions.
 
-    A second solution is looked for under a blocking clause guarded by a fresh selector literal, which is then
-    retired with a unit clause, so one solver serves every puzzle.
+    A second solution is looked for under a blocking clause guarded by a fresh selector literal, retired afterwards
+    with a unit clause. Every selector is a new variable and get_model() returns them all, so the solver is renewed
+    from the same clause list every `renew` puzzles, before that bookkeeping outweighs the solving.
     """
 
-    def __init__(self, n: int) -> None:
-        from pysat.solvers import Solver
-
+    def __init__(self, n: int, renew: int = 500) -> None:
         self.n = n
+        self.renew = renew
         g = geometry(n)
-        clauses: list[list[int]] = []
+        self.clauses: list[list[int]] = []
         for cell in range(n * n):
             lits = [self.var(cell, d) for d in range(n)]
-            clauses.append(lits)
-            clauses.extend(_at_most_one(lits))
+            self.clauses.append(lits)
+            self.clauses.extend(_at_most_one(lits))
         for unit in g.units:
             for d in range(n):
                 lits = [self.var(cell, d) for cell in unit]
-                clauses.append(lits)
-                clauses.extend(_at_most_one(lits))
-        self.solver = Solver(name=SAT_SOLVER, bootstrap_with=clauses)
-        self.next_selector = n * n * n + 1
+                self.clauses.append(lits)
+                self.clauses.extend(_at_most_one(lits))
+        self.solver = self._fresh()
+
+    def _fresh(self):  # type: ignore[no-untyped-def]
+        from pysat.solvers import Solver
+
+        self.next_selector = self.n ** 3 + 1
+        return Solver(name=SAT_SOLVER, bootstrap_with=self.clauses)
 
     def var(self, cell: int, digit: int) -> int:
         """The literal 'cell holds digit' (digit 0-based)."""
@@ -70,10 +75,13 @@ class SatSudoku:
 
     def count(self, values: Sequence[int]) -> int:
         """min(#solutions, 2)."""
+        if self.next_selector > self.n ** 3 + self.renew:
+            self.solver.delete()
+            self.solver = self._fresh()
         givens = [self.var(c, v - 1) for c, v in enumerate(values) if v]
         if not self.solver.solve(assumptions=givens):
             return 0
-        model = self.solver.get_model()
+        model = self.solver.get_model()[: self.n ** 3]
         chosen = [lit for lit in model if lit > 0 and values[(lit - 1) // self.n] == 0]
         selector = self.next_selector
         self.next_selector += 1
