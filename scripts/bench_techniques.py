@@ -2,6 +2,7 @@
 
 Each subcommand is one part of the issue's Measure section; --limit N runs a quick version on N puzzles per corpus.
 
+    overview   every registered technique: family, score, level, HoDoKu codes (the table of docs/techniques.md)
     soundness  every step of the engine's path, and every step of every finder on sampled states, checked against the
                unique solution (17-clue sample, QQWing levels, top1465, generated 4x4 and 16x16 puzzles)
     reglib     HoDoKu's regression library: pass rate per technique code, failing cases listed
@@ -9,7 +10,8 @@ Each subcommand is one part of the issue's Measure section; --limit N runs a qui
     levels     our level/score against HoDoKu 2.2's ratings (confusion table, agreement, correlation), CPU time per
                puzzle and the MemoryTracker's time share per finder
     hodoku     CPU seconds per puzzle of our engine and of hodoku-py on the same puzzles in this run, solve rates
-    sat        SAT effort (python-sat) without extra clauses and with the unit clauses of singles / of the engine path
+    sat        SAT effort (python-sat) without extra clauses and with the unit clauses of singles / of the basic families
+               path / of the engine path
 
     .venv/bin/python scripts/bench_techniques.py soundness --corpora top1465 qqwing_expert [--limit 50] [--save F.json]
     .venv/bin/python scripts/bench_techniques.py merge F1.json F2.json      # one soundness table of several runs
@@ -59,6 +61,7 @@ from ltn_sudoku.techniques.registry import all_techniques  # noqa: E402
 from tests.techniques_helpers import assert_sound, run_pure, shared_puzzles  # noqa: E402
 
 Pair = tuple[Board, Board]  # (puzzle, its unique solution)
+PairLoader = Callable[[int | None, int], list[Pair]]  # (limit, seed) -> pairs
 SINGLES: tuple[str, ...] = ("Full House", "Naked Single", "Hidden Single")
 
 
@@ -83,13 +86,30 @@ def pct(part: float, whole: float) -> str:
 
 def warm_up() -> None:
     """Compile the numba kernels (exact solver, forcing chains) before anything is timed."""
-    Engine().solve(shared_puzzles("9x9/top95.txt")[0])
+    puzzle = shared_puzzles("9x9/top95.txt")[0]
+    Engine().solve(puzzle)
+    for technique in all_techniques():
+        technique.finder(CandidateGrid.from_board(puzzle))
+
+
+# =====================================================================================================================
+# 0. Overview of the registry
+# =====================================================================================================================
+def overview() -> str:
+    """Every registered technique in the engine's order, with what the registry says of it."""
+    from ltn_sudoku.techniques.registry import priority
+
+    rows = [{"#": i, "technique": t.name, "family": t.family, "score": t.score, "level": t.level,
+             "HoDoKu codes": ", ".join(t.hodoku_codes), "order key": f"{priority(t):g}",
+             "assumes uniqueness": "yes" if t.uniqueness else "", "min side": t.min_n}
+            for i, t in enumerate(all_techniques(), 1)]
+    return markdown(pd.DataFrame(rows))
 
 
 # =====================================================================================================================
 # 1. Soundness
 # =====================================================================================================================
-def _file_pairs(relative: str, default: int | None) -> Callable[[int | None, int], list[Pair]]:
+def _file_pairs(relative: str, default: int | None) -> PairLoader:
     def load(limit: int | None, seed: int) -> list[Pair]:
         count = default if limit is None else (limit if default is None else min(limit, default))
         pairs = []
@@ -101,7 +121,7 @@ def _file_pairs(relative: str, default: int | None) -> Callable[[int | None, int
     return load
 
 
-def _generated_pairs(n: int, default: int, givens: tuple[int, int] | None = None) -> Callable[[int | None, int], list[Pair]]:
+def _generated_pairs(n: int, default: int, givens: tuple[int, int] | None = None) -> PairLoader:
     def load(limit: int | None, seed: int) -> list[Pair]:
         count = default if limit is None else min(limit, default)
         return [(b.board, b.solution) for b in generate(n, "open_solvable", count, seed, givens=givens)]
@@ -109,7 +129,7 @@ def _generated_pairs(n: int, default: int, givens: tuple[int, int] | None = None
 
 
 # name -> loader(limit, seed); the default sizes add up to 10,425 unique puzzles
-CORPORA: dict[str, Callable[[int | None, int], list[Pair]]] = {
+CORPORA: dict[str, PairLoader] = {
     "17clue": _file_pairs("9x9/17clue_49158.txt", 3000),
     "qqwing_simple": _file_pairs("9x9/qqwing_simple.txt", None),
     "qqwing_easy": _file_pairs("9x9/qqwing_easy.txt", None),
@@ -168,15 +188,21 @@ def _check(tally: SoundnessTally, grid: CandidateGrid, steps: Iterable[Step], so
             tally.failures.append(str(failure).splitlines()[0])
 
 
-def survey_state(index: int, steps: Sequence[Step], rng: random.Random) -> int:
-    """A state of the path to run every finder on: one just before a step beyond singles (where the advanced finders
-    matter), or any state when the path needed singles only."""
-    hard = [i for i in range(index, len(steps)) if steps[i].technique not in SINGLES]
-    return rng.choice(hard) if hard else rng.randrange(index, len(steps))
+SURVEY_MODES: tuple[str, ...] = ("mixed", "hard")
+
+
+def survey_state(steps: Sequence[Step], rng: random.Random, mode: str = "mixed") -> int:
+    """The index of a path state to run every finder on. 'hard': a state just before a step beyond singles (where the
+    advanced finders matter; no single applies there), or any state when the path needed singles only. 'mixed': half
+    the time such a state, half the time any state of the path (so that singles are surveyed too)."""
+    hard = [i for i, step in enumerate(steps) if step.technique not in SINGLES]
+    if not hard or (mode == "mixed" and rng.random() < 0.5):
+        return rng.randrange(len(steps))
+    return rng.choice(hard)
 
 
 def sweep_puzzle(engine: Engine, puzzle: Board, solution: Board, rng: random.Random, survey_share: float,
-                 tally: SoundnessTally) -> None:
+                 tally: SoundnessTally, survey_mode: str = "mixed") -> None:
     """Check every step of the engine's path; with probability `survey_share`, every finder's every step at one
     state of the path (run_pure also checks that no finder changes the grid)."""
     tally.puzzles += 1
@@ -189,7 +215,7 @@ def sweep_puzzle(engine: Engine, puzzle: Board, solution: Board, rng: random.Ran
     where = f"in {puzzle.to_line()}"
     if result.solved and result.final != solution:
         tally.failures.append(f"final grid differs from the solution {where}")
-    survey_at = survey_state(0, result.steps, rng) if result.steps and rng.random() < survey_share else -1
+    survey_at = survey_state(result.steps, rng, survey_mode) if result.steps and rng.random() < survey_share else -1
     grid = CandidateGrid.from_board(puzzle)
     for i, step in enumerate(result.steps):
         if i == survey_at:
@@ -208,7 +234,8 @@ def sweep_puzzle(engine: Engine, puzzle: Board, solution: Board, rng: random.Ran
         grid.apply(step)
 
 
-def run_soundness(corpora: Sequence[str], limit: int | None, survey_share: float, seed: int) -> dict[str, SoundnessTally]:
+def run_soundness(corpora: Sequence[str], limit: int | None, survey_share: float, seed: int,
+                  survey_mode: str = "mixed") -> dict[str, SoundnessTally]:
     engine = Engine()
     tallies: dict[str, SoundnessTally] = {}
     for name in corpora:
@@ -218,7 +245,7 @@ def run_soundness(corpora: Sequence[str], limit: int | None, survey_share: float
         start = time.process_time()
         for puzzle, solution in pairs:
             try:
-                sweep_puzzle(engine, puzzle, solution, rng, survey_share, tally)
+                sweep_puzzle(engine, puzzle, solution, rng, survey_share, tally, survey_mode)
             except Exception as error:  # an unsound step may leave the engine in a contradiction
                 tally.failures.append(f"{type(error).__name__}: {error} in {puzzle.to_line()}")
         tally.cpu_s = time.process_time() - start
@@ -238,7 +265,8 @@ def soundness_report(tallies: dict[str, SoundnessTally]) -> str:
                     "survey steps": sum(t.survey.values()), "failures": len(t.failures), "CPU s": round(t.cpu_s)}
                    for name, t in [*tallies.items(), ("total", total)]]
     order = [t.name for t in all_techniques()]
-    names = sorted(set(total.path) | set(total.survey) | set(order), key=lambda n: order.index(n) if n in order else 999)
+    names = sorted(set(total.path) | set(total.survey) | set(order),
+                   key=lambda name: order.index(name) if name in order else len(order))
     technique_rows = [{"technique": name, "path steps": total.path[name], "survey steps": total.survey[name],
                        "unsound": total.failed[name],
                        "survey ms/call": round(1000 * total.survey_time[name] / total.states, 2) if total.states else 0}
@@ -373,6 +401,7 @@ def file_puzzles(name: str, limit: int | None, seed: int) -> list[Board]:
 
 
 def run_stages(files: Sequence[str], stages: Sequence[int], limit: int | None, seed: int) -> str:
+    warm_up()
     rows = []
     for name in files:
         puzzles = file_puzzles(name, limit, seed)
@@ -382,7 +411,7 @@ def run_stages(files: Sequence[str], stages: Sequence[int], limit: int | None, s
             solved = sum(r.solved for r in results)  # type: ignore[union-attr]
             label, _, hodoku = STAGES[stage - 1]
             rows.append({"file": name, "stage": f"{stage}. {label}", "puzzles": len(puzzles), "solved": solved,
-                         "share": pct(solved, len(puzzles)), "HoDoKu (top1465)": f"{hodoku}%",
+                         "share": pct(solved, len(puzzles)), "HoDoKu 2.2 on top1465": f"{hodoku}%",
                          "CPU s/puzzle": round(seconds / len(puzzles), 3)})
             print(rows[-1], flush=True)
     return markdown(pd.DataFrame(rows))
@@ -404,7 +433,7 @@ def level_table(ours: pd.Series, theirs: pd.Series, our_score: pd.Series, their_
     table.columns = ["ours \\ HoDoKu", *LEVELS]
     gap = (ours.map(LEVELS.index) - theirs.map(LEVELS.index)).abs()
     pearson = our_score.corr(their_score)
-    spearman = our_score.corr(their_score, method="spearman")
+    spearman = our_score.rank().corr(their_score.rank())  # Spearman's rho without scipy
     return "\n".join([markdown(table), "",
                       f"exact agreement {pct((gap == 0).sum(), len(gap))}, within one level "
                       f"{pct((gap <= 1).sum(), len(gap))}; score correlation Pearson {pearson:.3f}, "
@@ -433,7 +462,8 @@ def run_levels(files: Sequence[str], limit: int | None, seed: int, top: int) -> 
                 level_table(frame.ours, frame.hodoku, frame.our_score, frame.hodoku_score), "",
                 f"solved by logic alone: ours {pct(count - frame.guessed.sum(), count)}, HoDoKu "
                 f"{pct(count - frame.hodoku_bf.sum(), count)}; search needed by both: {both_bf}, by us only "
-                f"{(frame.guessed & ~frame.hodoku_bf).sum()}, by HoDoKu only {(~frame.guessed & frame.hodoku_bf).sum()}",
+                f"{(frame.guessed & ~frame.hodoku_bf).sum()}, by HoDoKu only "
+                f"{(~frame.guessed & frame.hodoku_bf).sum()}",
                 f"CPU s per puzzle (our engine, fallback on): mean {frame.cpu_s.mean():.3f}, median "
                 f"{frame.cpu_s.median():.3f}, max {frame.cpu_s.max():.2f}; total {frame.cpu_s.sum():.0f} s", "",
                 tracker_shares(tracker, top), ""]
@@ -508,12 +538,14 @@ def steps_before_search(result: SolveResult) -> list[Step]:
 
 def run_sat(files: Sequence[str], limit: int | None, seed: int, solver: str) -> str:
     singles = Engine(list(SINGLES), fallback=False)
+    basic = Engine(stage_techniques(2), fallback=False)
     engine = Engine()
     out = []
     for name in files:
         rows = []
         for puzzle in file_puzzles(name, limit, seed):
             variants = {"none": [], "singles": singles.solve(puzzle).steps,
+                        "stages 1-2 path (until stuck)": basic.solve(puzzle).steps,
                         "engine path": steps_before_search(engine.solve(puzzle))}
             for variant, steps in variants.items():
                 effort = solve_cnf(puzzle, steps, solver=solver)
@@ -526,7 +558,8 @@ def run_sat(files: Sequence[str], limit: int | None, seed: int, solver: str) -> 
         base = frame[frame.clauses == "none"]
         table = []
         for variant, group in frame.groupby("clauses", sort=False):
-            row: dict[str, object] = {"extra clauses": variant, "mean unit clauses": round(group["unit clauses"].mean())}
+            row: dict[str, object] = {"extra clauses": variant,
+                                      "mean unit clauses": round(group["unit clauses"].mean())}
             for counter in ("conflicts", "decisions", "propagations"):
                 mean, median = group[counter].mean(), group[counter].median()
                 row[f"{counter} mean"] = round(mean, 1)
@@ -544,11 +577,13 @@ def main(argv: Sequence[str] | None = None) -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=0)
     sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("overview", help="the registered techniques as a table")
 
     p = sub.add_parser("soundness", help="every step checked against the unique solution")
     p.add_argument("--corpora", nargs="+", choices=list(CORPORA), default=list(CORPORA))
     p.add_argument("--limit", type=int, help="at most N puzzles per corpus")
     p.add_argument("--survey", type=float, default=0.25, help="share of puzzles with every finder run at one state")
+    p.add_argument("--survey-states", choices=SURVEY_MODES, default="mixed", help="which path states are surveyed")
     p.add_argument("--save", type=Path, help="write the tallies as JSON (merge several runs with 'merge')")
 
     p = sub.add_parser("merge", help="one soundness report of several --save files")
@@ -577,8 +612,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--solver", default="minisat22")
 
     args = parser.parse_args(argv)
-    if args.command == "soundness":
-        tallies = run_soundness(args.corpora, args.limit, args.survey, args.seed)
+    if args.command == "overview":
+        print(overview())
+    elif args.command == "soundness":
+        tallies = run_soundness(args.corpora, args.limit, args.survey, args.seed, args.survey_states)
         if args.save:
             args.save.write_text(json.dumps({k: t.to_json() for k, t in tallies.items()}))
         print(soundness_report(tallies))

@@ -78,7 +78,7 @@ def test_every_step_is_sound_on_thousands_of_puzzles() -> None:
     tally = _sweep(SLOW_SAMPLE, survey_share=0.2, seed=12)
     assert tally.puzzles == sum(SLOW_SAMPLE.values()) and tally.not_unique == 0
     assert not tally.failures, "\n".join(tally.failures[:10])
-    assert sum(tally.path.values()) > 100_000
+    assert sum(tally.path.values()) > 80_000
     assert all(tally.path[t.name] + tally.survey[t.name] > 0 for t in all_techniques()
                if t.name not in ("Locked Triple", "Avoidable Rectangle Type 2")), \
         [t.name for t in all_techniques() if not tally.path[t.name] + tally.survey[t.name]]
