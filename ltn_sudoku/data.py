@@ -1,0 +1,155 @@
+"""Training and evaluation data as tensors: labelled boards from the generators and Kaggle-format CSVs.
+
+A BoardSet holds whole datasets as a few tensors (puzzles, solutions, class labels, technique labels), so that a batch
+is an index into them, never a Python list of boards. Sources:
+- the generators (ltn_sudoku.generate): the four classes, reproducible by seed;
+- Kaggle-format CSVs (quizzes,solutions) read with ltn_sudoku.io: open solvable puzzles with their solutions;
+- solving states for recommendsHeuristic: puzzles, the same puzzles after every single has been placed, and puzzles
+  with part of their solution filled in, so that each technique both applies and does not apply often enough to learn.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+from typing import Iterator, Sequence
+
+import numpy as np
+import torch
+
+from ltn_sudoku.board import Board
+from ltn_sudoku.engine import Engine
+from ltn_sudoku.generate import CLASSES, LabelledBoard, generate
+from ltn_sudoku.io import FormatError, read_records
+from ltn_sudoku.techniques.base import Technique
+
+CLASS_INDEX: dict[str, int] = {label: i for i, label in enumerate(CLASSES)}
+SOLVABLE = CLASS_INDEX["open_solvable"]
+IMPOSSIBLE = CLASS_INDEX["open_impossible"]
+CLOSED_VALID = CLASS_INDEX["closed_valid"]
+CLOSED_INVALID = CLASS_INDEX["closed_invalid"]
+SINGLES: tuple[str, ...] = ("Full House", "Naked Single", "Hidden Single")
+
+
+@dataclass(frozen=True)
+class BoardSet:
+    """Boards of one side n as tensors; `solutions` are 0 where unknown or nonexistent."""
+
+    n: int
+    puzzles: torch.Tensor  # (M, N) long, 0 = empty
+    solutions: torch.Tensor  # (M, N) long
+    labels: torch.Tensor  # (M,) long, index into generate.CLASSES
+    kinds: tuple[str, ...]
+    techniques: torch.Tensor  # (M, H) float: technique labels (H = 0 when not labelled)
+
+    def __len__(self) -> int:
+        return int(self.puzzles.shape[0])
+
+    def select(self, index: torch.Tensor | np.ndarray | Sequence[int]) -> BoardSet:
+        """The boards at these positions (or where a bool mask is true)."""
+        idx = torch.as_tensor(np.asarray(index))
+        if idx.dtype == torch.bool:
+            idx = idx.nonzero().flatten()
+        positions = idx.tolist()
+        return BoardSet(self.n, self.puzzles[idx], self.solutions[idx], self.labels[idx],
+                        tuple(self.kinds[i] for i in positions), self.techniques[idx])
+
+    def of_class(self, *labels: int) -> BoardSet:
+        mask = torch.zeros(len(self), dtype=torch.bool)
+        for label in labels:
+            mask |= self.labels == label
+        return self.select(mask)
+
+    def batches(self, size: int, generator: torch.Generator | None = None) -> Iterator[BoardSet]:
+        """Consecutive batches, shuffled when a generator is given."""
+        order = torch.randperm(len(self), generator=generator) if generator is not None else torch.arange(len(self))
+        for start in range(0, len(self), size):
+            yield self.select(order[start:start + size])
+
+    def boards(self) -> list[Board]:
+        return [Board(row, self.n) for row in self.puzzles.tolist()]
+
+    def to(self, device: torch.device | str) -> BoardSet:
+        return BoardSet(self.n, self.puzzles.to(device), self.solutions.to(device), self.labels.to(device), self.kinds,
+                        self.techniques.to(device))
+
+    @staticmethod
+    def concat(sets: Sequence[BoardSet]) -> BoardSet:
+        if not sets:
+            raise ValueError("nothing to concatenate")
+        sizes = {s.n for s in sets}
+        if len(sizes) != 1:
+            raise ValueError(f"boards of different sizes: {sorted(sizes)}")
+        return BoardSet(sets[0].n, *(torch.cat([getattr(s, f.name) for s in sets]) if f.name != "kinds"
+                                     else tuple(k for s in sets for k in s.kinds)
+                                     for f in fields(BoardSet) if f.name != "n"))
+
+    def with_techniques(self, labels: np.ndarray) -> BoardSet:
+        return BoardSet(self.n, self.puzzles, self.solutions, self.labels, self.kinds,
+                        torch.as_tensor(labels, dtype=torch.float32).reshape(len(self), -1))
+
+
+def from_boards(n: int, boards: Sequence[Board], solutions: Sequence[Board | None], labels: Sequence[str],
+                kinds: Sequence[str]) -> BoardSet:
+    """A BoardSet from Board objects."""
+    cells = n * n
+    puzzles = np.array([b.values for b in boards], dtype=np.int64).reshape(len(boards), cells)
+    sols = np.array([s.values if s is not None else (0,) * cells for s in solutions], dtype=np.int64)
+    return BoardSet(n, torch.from_numpy(puzzles), torch.from_numpy(sols.reshape(len(boards), cells)),
+                    torch.tensor([CLASS_INDEX[label] for label in labels], dtype=torch.long),
+                    tuple(kinds), torch.zeros(len(boards), 0))
+
+
+def from_records(n: int, records: Sequence[LabelledBoard]) -> BoardSet:
+    return from_boards(n, [r.board for r in records], [r.solution for r in records], [r.label for r in records],
+                       [r.kind for r in records])
+
+
+def generated(n: int, label: str, count: int, seed: int, givens: Sequence[int] | None = None,
+              kind: str | None = None) -> BoardSet:
+    """`count` generated boards of one class (see ltn_sudoku.generate.generate)."""
+    if count <= 0:
+        return from_boards(n, [], [], [], [])
+    span = (int(givens[0]), int(givens[1])) if givens is not None else None
+    return from_records(n, generate(n, label, count, seed, kind=kind, givens=span))
+
+
+def kaggle(path: str | os.PathLike[str], n: int, limit: int | None = None) -> BoardSet:
+    """Open solvable puzzles from a Kaggle-format CSV (quizzes,solutions), the first `limit` of them."""
+    records = read_records(path)
+    if records[0].board.n != n:
+        raise FormatError(f"{records[0].board.n}x{records[0].board.n} boards, expected {n}x{n}", path)
+    records = records[:limit] if limit else records
+    return from_boards(n, [r.board for r in records], [r.solution for r in records],
+                       ["open_solvable"] * len(records), ["kaggle"] * len(records))
+
+
+def solving_states(puzzles: BoardSet, seed: int) -> BoardSet:
+    """A third each of: the puzzles as given, the puzzles after all singles (when that does not solve them), and
+    the puzzles with a random part of their solution filled in: the states recommendsHeuristic is trained on."""
+    rng = np.random.default_rng([seed, puzzles.n, 17])
+    engine = Engine(list(SINGLES), fallback=False)
+    boards = puzzles.boards()
+    rows = puzzles.puzzles.clone()
+    kinds = list(puzzles.kinds)
+    for i, board in enumerate(boards):
+        share = i % 3
+        solution = puzzles.solutions[i]
+        if share == 1:
+            final = engine.solve(board).final
+            if final is not None and not final.is_closed:
+                rows[i] = torch.tensor(final.values)
+                kinds[i] = "after_singles"
+        elif share == 2 and bool((solution > 0).all()):
+            empty = (rows[i] == 0).nonzero().flatten().numpy()
+            fill = rng.choice(empty, size=int(rng.integers(0, max(1, len(empty) - 1))), replace=False)
+            rows[i, fill] = solution[fill]
+            kinds[i] = "partly_filled"
+    return BoardSet(puzzles.n, rows, puzzles.solutions, puzzles.labels, tuple(kinds), puzzles.techniques)
+
+
+def label_techniques(boards: BoardSet, techniques: Sequence[Technique]) -> BoardSet:
+    """The set with its technique labels computed by the finders."""
+    from ltn_sudoku.logic.labels import technique_labels
+
+    return boards.with_techniques(technique_labels(boards.boards(), techniques))

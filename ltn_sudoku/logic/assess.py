@@ -1,0 +1,135 @@
+"""Metrics of a model against the symbolic oracle, per question (DESIGN.md §6), shared by validation and evaluation.
+
+Ground truth always comes from the symbolic side: the generators' labels (checked by the exact solver), the exact
+solver's counts after each move, the technique finders' labels, and the rules themselves for solved boards.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from ltn_sudoku.data import CLOSED_VALID, SOLVABLE, BoardSet
+from ltn_sudoku.exact import count_solutions_batch
+from ltn_sudoku.logic.inference import dead_end_probabilities, decoded, is_correct_truth, is_valid_assignment, reach
+from ltn_sudoku.logic.grounding import one_hot_givens
+from ltn_sudoku.logic.metrics import accuracy, auroc, calibrate_threshold, expected_calibration_error, precision_recall_f1
+from ltn_sudoku.logic.model import LtnSudoku
+from ltn_sudoku.logic.operators import Operators
+
+Metrics = dict[str, float]
+CHUNK = 256
+
+
+def _chunks(boards: BoardSet) -> list[BoardSet]:
+    return list(boards.batches(CHUNK))
+
+
+def is_correct_scores(model: LtnSudoku, ops: Operators, closed: BoardSet) -> tuple[np.ndarray, np.ndarray]:
+    """(truths, labels) of isCorrect on closed boards."""
+    with torch.no_grad():
+        truths = torch.cat([is_correct_truth(model, ops, c.puzzles) for c in _chunks(closed)]) if len(closed) else \
+            torch.zeros(0)
+    return truths.numpy(), (closed.labels == CLOSED_VALID).numpy()
+
+
+def has_solution_scores(model: LtnSudoku, ops: Operators, open_boards: BoardSet,
+                        steps: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(truths, labels) of hasSolution on open boards."""
+    with torch.no_grad():
+        truths = [reach(model, ops, c.puzzles, steps).has_solution for c in _chunks(open_boards)]
+    return (torch.cat(truths).numpy() if truths else np.zeros(0)), (open_boards.labels == SOLVABLE).numpy()
+
+
+def binary_metrics(prefix: str, truths: np.ndarray, labels: np.ndarray, threshold: float) -> Metrics:
+    """accuracy, AUROC and calibration error of a predicate's truths against labels."""
+    return {f"{prefix}/accuracy": accuracy(truths >= threshold, labels), f"{prefix}/auroc": auroc(truths, labels),
+            f"{prefix}/ece": expected_calibration_error(truths, labels), f"{prefix}/count": float(len(labels))}
+
+
+def calibrate(model: LtnSudoku, ops: Operators, closed: BoardSet, open_boards: BoardSet) -> None:
+    """Set the isCorrect and hasSolution thresholds to the most accurate ones on these (validation) boards."""
+    if len(closed):
+        model.is_correct_threshold.fill_(calibrate_threshold(*is_correct_scores(model, ops, closed)))
+    if len(open_boards):
+        model.has_solution_threshold.fill_(calibrate_threshold(*has_solution_scores(model, ops, open_boards)))
+
+
+def solving(model: LtnSudoku, puzzles: BoardSet, steps: int | None = None, prefix: str = "solve") -> Metrics:
+    """hasValue's argmax after refinement on solvable puzzles: cell accuracy (empty cells, against the solution) and
+    board accuracy (the decoded board keeps the givens and breaks no rule, i.e. it is a solution)."""
+    valid, cells_right, cells = [], 0, 0
+    with torch.no_grad():
+        for chunk in _chunks(puzzles):
+            givens = one_hot_givens(chunk.puzzles, model.n)
+            final = model.has_value(givens, steps)[-1]
+            valid.append(is_valid_assignment(model, givens, final))
+            empty = (chunk.puzzles == 0) & (chunk.solutions > 0)
+            cells_right += int(((decoded(final) == chunk.solutions) & empty).sum())
+            cells += int(empty.sum())
+    ok = torch.cat(valid).numpy() if valid else np.zeros(0, bool)
+    return {f"{prefix}/board_accuracy": float(ok.mean()) if len(ok) else float("nan"),
+            f"{prefix}/cell_accuracy": cells_right / cells if cells else float("nan"),
+            f"{prefix}/count": float(len(ok))}
+
+
+def solving_by_givens(model: LtnSudoku, puzzles: BoardSet, bins: Sequence[tuple[int, int]],
+                      steps: int | None = None) -> Metrics:
+    """solving() per givens range [low, high]."""
+    givens = (puzzles.puzzles > 0).sum(-1)
+    out: Metrics = {}
+    for low, high in bins:
+        subset = puzzles.select((givens >= low) & (givens <= high))
+        if len(subset):
+            out.update(solving(model, subset, steps, prefix=f"solve_givens_{low}_{high}"))
+    return out
+
+
+def heuristics(model: LtnSudoku, states: BoardSet, prefix: str = "heuristics") -> Metrics:
+    """recommendsHeuristic's precision, recall and F1 per technique (decision: truth >= 0.5) and their macro-F1."""
+    names = model.config.techniques
+    if not names or not len(states):
+        return {}
+    with torch.no_grad():
+        truths = torch.cat([model.recommends(one_hot_givens(c.puzzles, model.n)) for c in _chunks(states)]).numpy()
+    labels = states.techniques.numpy() > 0.5
+    out: Metrics = {}
+    f1s = []
+    for j, name in enumerate(names):
+        p, r, f1 = precision_recall_f1(truths[:, j] >= 0.5, labels[:, j])
+        key = name.replace(" ", "_")
+        out.update({f"{prefix}/{key}/precision": p, f"{prefix}/{key}/recall": r, f"{prefix}/{key}/f1": f1,
+                    f"{prefix}/{key}/positive_rate": float(labels[:, j].mean())})
+        f1s.append(f1)
+    out[f"{prefix}/macro_f1"] = float(np.mean(f1s))
+    out[f"{prefix}/ece"] = expected_calibration_error(truths.reshape(-1), labels.reshape(-1))
+    return out
+
+
+def dead_ends(model: LtnSudoku, ops: Operators, puzzles: BoardSet, steps: int | None = None) -> Metrics:
+    """Dead-end move detection on every candidate move of the puzzles; truth from the exact solver's count."""
+    board, cell, digit, probability = dead_end_probabilities(model, ops, puzzles.puzzles, steps)
+    after = puzzles.puzzles[board].clone()
+    after[torch.arange(len(board)), cell] = digit
+    truth = count_solutions_batch(after.numpy(), limit=1) == 0
+    threshold = 1 - float(model.has_solution_threshold)
+    prob = probability.numpy()
+    p, r, f1 = precision_recall_f1(prob > threshold, truth)
+    return {"dead_end/accuracy": accuracy(prob > threshold, truth), "dead_end/auroc": auroc(prob, truth),
+            "dead_end/precision": p, "dead_end/recall": r, "dead_end/f1": f1,
+            "dead_end/ece": expected_calibration_error(prob, truth), "dead_end/moves": float(len(truth)),
+            "dead_end/share": float(truth.mean()) if len(truth) else float("nan")}
+
+
+def inference_speed(model: LtnSudoku, ops: Operators, puzzles: BoardSet, steps: int | None = None) -> Metrics:
+    """Boards per second of CPU (and wall) time for hasValue + hasSolution on these boards."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    with torch.no_grad():
+        for chunk in _chunks(puzzles):
+            reach(model, ops, chunk.puzzles, steps)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    return {"cost/inference_boards_per_cpu_second": len(puzzles) / max(cpu, 1e-9),
+            "cost/inference_boards_per_wall_second": len(puzzles) / max(wall, 1e-9)}

@@ -1,0 +1,80 @@
+"""The training objective: loss = 1 − SatAgg of the knowledge base grounded on one batch of labelled boards.
+
+- The rule axioms hold for hasValue on the solvable boards (rules only: no solution is read unless the supervised
+  switch is on), grounded on the refinement steps listed by `kb_steps` (the last step always).
+- hasSolution's labelled axioms read the solver's result detached, so they never teach hasValue anything: the solver
+  is trained on the rules alone.
+- recommendsHeuristic's labelled axioms and the seed's definitions of Naked / Hidden Single.
+The `givens` axiom is reported but left out of the loss: clamping satisfies it by construction, so it has no gradient
+(and under non-stable pMeanError an exactly satisfied formula's gradient is NaN).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from ltn_sudoku.data import SOLVABLE, BoardSet
+from ltn_sudoku.logic.axioms import (DEFINITIONS, class_axioms, definition_axioms, rule_axioms, satisfaction,
+                                     supervised_axiom, technique_axioms)
+from ltn_sudoku.logic.grounding import one_hot_givens
+from ltn_sudoku.logic.inference import solution_features
+from ltn_sudoku.logic.model import LtnSudoku
+from ltn_sudoku.logic.operators import Operators
+
+UNTRAINED_AXIOMS: frozenset[str] = frozenset({"givens"})
+
+
+def kb_steps(steps: int, every: int) -> list[int]:
+    """0-based refinement steps the rule axioms are grounded on: every `every`-th step and always the last."""
+    return sorted({s for s in range(every - 1, steps, max(1, every))} | {steps - 1})
+
+
+@dataclass
+class BatchResult:
+    """The loss and every axiom's satisfaction on the batch (rule axioms at the last refinement step)."""
+
+    loss: torch.Tensor
+    satisfaction: dict[str, float]
+
+
+def objective(model: LtnSudoku, ops: Operators, batch: BoardSet, supervised: bool = False) -> BatchResult:
+    """1 − SatAgg(KB) on a batch of open boards (solvable and impossible), with each axiom's satisfaction."""
+    g = model.grounding
+    givens = one_hot_givens(batch.puzzles, g.n)
+    solvable = batch.labels == SOLVABLE
+    assignments = model.has_value(givens)
+    formulas: dict[str, torch.Tensor] = {}
+    report: dict[str, float] = {}
+    steps = kb_steps(len(assignments), model.config.kb_every)
+    if solvable.any():
+        for step in steps:
+            sats = satisfaction(ops, rule_axioms(g, ops, assignments[step][solvable], givens[solvable]))
+            for name, value in sats.items():
+                if name not in UNTRAINED_AXIOMS:
+                    formulas[f"{name}@{step + 1}"] = value
+                if step == steps[-1]:
+                    report[name] = float(value)
+        known = solvable & (batch.solutions > 0).all(-1)
+        if supervised and known.any():
+            truth = supervised_axiom(g, ops, assignments[-1][known], one_hot_givens(batch.solutions[known], g.n))
+            formulas["supervised"] = satisfaction(ops, {"supervised": truth})["supervised"]
+    features = solution_features(model, ops, givens, assignments[-1].detach())
+    formulas["has_solution"], formulas["no_solution"] = class_axioms(ops, model.has_solution(features), solvable)
+    if model.config.techniques and solvable.any():
+        recommends = model.recommends(givens[solvable])
+        formulas["recommends"], formulas["not_recommends"] = technique_axioms(
+            ops, recommends, batch.techniques[solvable])
+        defined = [i for i, name in enumerate(model.config.techniques) if name in DEFINITIONS]
+        if defined:
+            definitions = torch.stack([DEFINITIONS[model.config.techniques[i]](g, givens[solvable]) for i in defined], -1)
+            truths = definition_axioms(ops, recommends[:, defined], definitions)
+            for i, truth in zip(defined, truths):
+                formulas[f"definition {model.config.techniques[i]}"] = truth
+    for name in ("has_solution", "no_solution", "recommends", "not_recommends"):
+        if name in formulas:
+            report[name] = float(formulas[name])
+    report.update({name: float(v) for name, v in formulas.items() if name.startswith("definition")})
+    loss = 1 - ops.sat_agg(list(formulas.values()))
+    return BatchResult(loss, report)

@@ -1,0 +1,147 @@
+"""The fuzzy-logic semantics of the knowledge base: one t-norm family per `logic` config.
+
+Every family is built from LTNtorch's own operators (``ltn.fuzzy_ops``); only the existential max of Gödel logic,
+which LTNtorch lacks, is added here as an LTNtorch aggregation operator. The quantifiers' p can follow a linear
+schedule over epochs (LTN's usual trick: small p early for smooth gradients, larger p later to approach min / max).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Mapping, Sequence
+
+import ltn
+import torch
+from ltn.core import LTNObject
+
+FAMILIES: tuple[str, ...] = ("product", "stable_product", "lukasiewicz", "goedel")
+
+
+class AggregMax(ltn.fuzzy_ops.AggregationOperator):
+    """Gödel's existential quantifier: the maximum (masked-out values count as 0, the minimum truth)."""
+
+    def __repr__(self) -> str:
+        return "AggregMax()"
+
+    def __call__(self, xs: torch.Tensor, dim: Any = None, keepdim: bool = False,
+                 mask: torch.Tensor | None = None) -> torch.Tensor:
+        if mask is not None:
+            ltn.fuzzy_ops.check_mask(mask, xs)
+            xs = torch.where(mask, xs, torch.zeros_like(xs))
+        return torch.amax(xs, dim=dim, keepdim=keepdim)
+
+
+@dataclass(frozen=True)
+class PSchedule:
+    """Linear ramp of the quantifiers' p from the config's start values to these end values over `epochs` epochs."""
+
+    p_forall_end: float
+    p_exists_end: float
+    epochs: int
+
+    def at(self, epoch: int, p_forall: float, p_exists: float) -> tuple[float, float]:
+        """(p_forall, p_exists) for a 0-based epoch."""
+        t = 1.0 if self.epochs <= 1 else min(1.0, epoch / (self.epochs - 1))
+        return p_forall + t * (self.p_forall_end - p_forall), p_exists + t * (self.p_exists_end - p_exists)
+
+
+@dataclass(frozen=True)
+class Operators:
+    """Connectives and quantifiers of one t-norm family, with the current p of the pMean quantifiers."""
+
+    family: str
+    And: ltn.Connective
+    Or: ltn.Connective
+    Implies: ltn.Connective
+    Not: ltn.Connective
+    Equiv: ltn.Connective
+    forall_op: ltn.fuzzy_ops.AggregationOperator
+    exists_op: ltn.fuzzy_ops.AggregationOperator
+    p_forall: float
+    p_exists: float
+    p_start: tuple[float, float]
+    schedule: PSchedule | None = None
+
+    @property
+    def uses_p(self) -> bool:
+        """False for Gödel logic, whose quantifiers are min / max."""
+        return self.family != "goedel"
+
+    def forall(self, variables: Sequence[ltn.Variable], formula: LTNObject, **guard: Any) -> LTNObject:
+        """∀ variables: formula (optionally guarded: cond_vars=..., cond_fn=...)."""
+        q = ltn.Quantifier(self.forall_op, "f")
+        return q(list(variables), formula, **guard, **({"p": self.p_forall} if self.uses_p else {}))
+
+    def exists(self, variables: Sequence[ltn.Variable], formula: LTNObject, **guard: Any) -> LTNObject:
+        """∃ variables: formula."""
+        q = ltn.Quantifier(self.exists_op, "e")
+        return q(list(variables), formula, **guard, **({"p": self.p_exists} if self.uses_p else {}))
+
+    def sat_agg(self, truths: Sequence[torch.Tensor]) -> torch.Tensor:
+        """SatAgg: the ∀ aggregation of closed formulas (scalars) into the knowledge base's satisfaction."""
+        stacked = torch.stack([t.float() for t in truths])
+        return self.forall_op(stacked, dim=0, **({"p": self.p_forall} if self.uses_p else {}))
+
+    def at_epoch(self, epoch: int) -> Operators:
+        """These operators with the scheduled p for a 0-based epoch (unchanged without a schedule)."""
+        if self.schedule is None:
+            return self
+        p_forall, p_exists = self.schedule.at(epoch, *self.p_start)
+        return replace(self, p_forall=p_forall, p_exists=p_exists)
+
+
+def build_operators(cfg: Mapping[str, Any]) -> Operators:
+    """Operators from a `logic` config: family, p_forall, p_exists, optional schedule {p_forall_end, p_exists_end, epochs}."""
+    family = str(cfg["family"])
+    p_forall = float(cfg.get("p_forall", 2))
+    p_exists = float(cfg.get("p_exists", 6))
+    if family in ("product", "stable_product"):
+        stable = family == "stable_product"
+        and_op: Any = ltn.fuzzy_ops.AndProd(stable=stable)
+        ops: dict[str, Any] = dict(
+            And=and_op, Or=ltn.fuzzy_ops.OrProbSum(stable=stable),
+            Implies=ltn.fuzzy_ops.ImpliesReichenbach(stable=stable),
+            forall_op=ltn.fuzzy_ops.AggregPMeanError(p=p_forall, stable=stable),
+            exists_op=ltn.fuzzy_ops.AggregPMean(p=p_exists, stable=stable))
+    elif family == "lukasiewicz":
+        and_op = ltn.fuzzy_ops.AndLuk()
+        ops = dict(And=and_op, Or=ltn.fuzzy_ops.OrLuk(), Implies=ltn.fuzzy_ops.ImpliesLuk(),
+                   forall_op=ltn.fuzzy_ops.AggregPMeanError(p=p_forall, stable=False),
+                   exists_op=ltn.fuzzy_ops.AggregPMean(p=p_exists, stable=False))
+    elif family == "goedel":
+        and_op = ltn.fuzzy_ops.AndMin()
+        ops = dict(And=and_op, Or=ltn.fuzzy_ops.OrMax(), Implies=ltn.fuzzy_ops.ImpliesGodel(),
+                   forall_op=ltn.fuzzy_ops.AggregMin(), exists_op=AggregMax())
+    else:
+        raise ValueError(f"unknown logic family {family!r}: expected one of {', '.join(FAMILIES)}")
+    implies_op = ops["Implies"]
+    schedule_cfg = cfg.get("schedule")
+    schedule = None
+    if schedule_cfg:
+        schedule = PSchedule(float(schedule_cfg["p_forall_end"]), float(schedule_cfg["p_exists_end"]),
+                             int(schedule_cfg["epochs"]))
+    return Operators(
+        family=family,
+        And=ltn.Connective(and_op), Or=ltn.Connective(ops["Or"]), Implies=ltn.Connective(implies_op),
+        Not=ltn.Connective(ltn.fuzzy_ops.NotStandard()),
+        Equiv=ltn.Connective(ltn.fuzzy_ops.Equiv(and_op, implies_op)),
+        forall_op=ops["forall_op"], exists_op=ops["exists_op"],
+        p_forall=p_forall, p_exists=p_exists, p_start=(p_forall, p_exists), schedule=schedule)
+
+
+def _check_truth_values(*values: torch.Tensor) -> None:
+    """LTNtorch's check that operands are truth values in [0, 1], in one pass and without temporaries.
+
+    The library's own check builds three full-size temporaries per operand; on the knowledge base's pairwise axioms
+    that was two thirds of the training step. Same contract, same error.
+    """
+    for v in values:
+        if v.numel() == 0:
+            continue
+        low, high = torch.aminmax(v.detach())
+        if low < 0.0 or high > 1.0 or torch.isnan(low) or torch.isnan(high):
+            raise ValueError("Expected inputs of connectives and quantifiers to be tensors of truth values in the range"
+                             " [0., 1.], but got some values outside this range.")
+
+
+ltn.fuzzy_ops.check_values = _check_truth_values

@@ -1,0 +1,48 @@
+"""Process set-up shared by the Hydra entry points: seeds, threads, device, and the run's output folder."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import ltn
+import numpy as np
+import torch
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig, open_dict
+
+
+def resolve_device(name: str) -> torch.device:
+    """'auto' picks CUDA when present, else the CPU; 'cuda' without a GPU is an error."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device=cuda but no CUDA device is available: use device=auto or device=cpu")
+    return torch.device(name)
+
+
+def configure_torch(cfg: DictConfig) -> None:
+    """Seed every generator, set the CPU thread count, pick the device (stored as cfg.device_resolved) and make
+    LTNtorch put its variables there too."""
+    seed = int(cfg.seed)
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    if int(cfg.threads) > 0:
+        torch.set_num_threads(int(cfg.threads))
+    device = resolve_device(str(cfg.device))
+    ltn.device = device
+    with open_dict(cfg):
+        cfg.device_resolved = str(device)
+
+
+def run_directory(cfg: DictConfig) -> Path:
+    """cfg.run_dir when set, else Hydra's output folder of this job; created if needed."""
+    if cfg.get("run_dir"):
+        path = Path(str(cfg.run_dir))
+    elif HydraConfig.initialized():
+        path = Path(HydraConfig.get().runtime.output_dir)
+    else:
+        raise ValueError("no run folder: set run_dir=PATH when calling outside Hydra")
+    path.mkdir(parents=True, exist_ok=True)
+    return path

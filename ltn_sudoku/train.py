@@ -1,0 +1,197 @@
+"""Training entry point: ``python -m ltn_sudoku.train model=4x4`` (Hydra; sweeps with -m).
+
+`train(cfg)` is a plain function (tests call it directly); `main` is the thin @hydra.main around it. A run writes into
+its folder: last.pt (every epoch, to resume with train.resume=PATH), best.pt (best validation score), metrics.json,
+and TensorBoard events under tb/ (loss, every axiom's satisfaction, every validation metric, learning rate, p, and
+the run's hparams for the HParams tab).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import hydra
+import numpy as np
+import torch
+from omegaconf import DictConfig, OmegaConf
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+from ltn_sudoku import data
+from ltn_sudoku.io import atomic_write_text
+from ltn_sudoku.logic import assess
+from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
+from ltn_sudoku.logic.labels import resolve_techniques
+from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
+from ltn_sudoku.logic.objective import objective
+from ltn_sudoku.logic.operators import Operators, build_operators
+from ltn_sudoku.logic.runtime import configure_torch, run_directory
+
+MONITORS: tuple[str, ...] = ("val/score", "val/solve/board_accuracy", "val/has_solution/accuracy",
+                             "val/heuristics/macro_f1", "val/loss")
+
+
+@dataclass
+class Splits:
+    """Training boards (open, labelled) and validation boards (open for hasValue / hasSolution / heuristics,
+    closed for isCorrect's threshold)."""
+
+    train: data.BoardSet
+    val_open: data.BoardSet
+    val_closed: data.BoardSet
+
+
+def build_splits(cfg: DictConfig, model_config: ModelConfig) -> Splits:
+    """Generated (and Kaggle) boards for training and validation, seeded: the same config gives the same boards."""
+    n = model_config.size
+    d = cfg.data
+    techniques = resolve_techniques(model_config.techniques, n)
+    seed = int(cfg.seed)
+    givens = list(d.givens) if d.givens is not None else None
+    if d.kaggle_path:
+        puzzles = data.kaggle(d.kaggle_path, n, limit=int(d.train.solvable) + int(d.val.solvable))
+        val_solvable = puzzles.select(range(int(d.val.solvable)))
+        train_solvable = puzzles.select(range(int(d.val.solvable), len(puzzles)))
+    else:
+        train_solvable = data.generated(n, "open_solvable", int(d.train.solvable), seed, givens)
+        val_solvable = data.generated(n, "open_solvable", int(d.val.solvable), seed + 1, givens)
+
+    def open_set(solvable: data.BoardSet, impossible: int, offset: int) -> data.BoardSet:
+        states = data.solving_states(solvable, seed + offset)
+        others = data.generated(n, "open_impossible", impossible, seed + offset, givens)
+        return data.label_techniques(data.BoardSet.concat([states, others]), techniques)
+
+    closed = [data.generated(n, label, int(d.val[label]), seed + 1) for label in ("closed_valid", "closed_invalid")]
+    return Splits(open_set(train_solvable, int(d.train.impossible), 0),
+                  open_set(val_solvable, int(d.val.impossible), 1), data.BoardSet.concat(closed))
+
+
+def validate(model: LtnSudoku, ops: Operators, splits: Splits) -> dict[str, float]:
+    """Validation metrics after calibrating the thresholds on the validation boards."""
+    model.eval()
+    assess.calibrate(model, ops, splits.val_closed, splits.val_open)
+    solvable = splits.val_open.of_class(data.SOLVABLE)
+    metrics = assess.solving(model, solvable)
+    metrics.update(assess.binary_metrics("is_correct", *assess.is_correct_scores(model, ops, splits.val_closed),
+                                         float(model.is_correct_threshold)))
+    metrics.update(assess.binary_metrics("has_solution", *assess.has_solution_scores(model, ops, splits.val_open),
+                                         float(model.has_solution_threshold)))
+    metrics.update(assess.heuristics(model, solvable))
+    with torch.no_grad():
+        losses = [objective(model, ops, batch).loss.item() for batch in splits.val_open.batches(256)]
+    metrics["loss"] = float(np.mean(losses))
+    parts = [metrics["solve/board_accuracy"], metrics["has_solution/accuracy"]]
+    if "heuristics/macro_f1" in metrics:
+        parts.append(metrics["heuristics/macro_f1"])
+    metrics["score"] = float(np.mean(parts))
+    model.train()
+    return {f"val/{k}": v for k, v in metrics.items()}
+
+
+def _checkpoint_extra(model: LtnSudoku, **more: Any) -> dict[str, Any]:
+    return {"is_correct_threshold": float(model.is_correct_threshold),
+            "has_solution_threshold": float(model.has_solution_threshold),
+            "techniques": list(model.config.techniques), **more}
+
+
+def _hparams(cfg: DictConfig) -> dict[str, Any]:
+    """Flat scalar hyperparameters of a run (what a sweep varies) for TensorBoard's HParams tab."""
+    flat = {}
+    for group in ("model", "logic", "train", "data"):
+        for key, value in OmegaConf.to_container(cfg[group], resolve=True).items():  # type: ignore[union-attr]
+            if isinstance(value, (int, float, str, bool)):
+                flat[f"{group}.{key}"] = value
+    return flat
+
+
+def train(cfg: DictConfig) -> dict[str, float]:
+    """Train one model as configured; returns (and writes to metrics.json) the final metrics."""
+    configure_torch(cfg)
+    run_dir = run_directory(cfg)
+    model_config = ModelConfig.from_cfg(cfg.model)
+    model = LtnSudoku(model_config).to(cfg.device_resolved)
+    base_ops = build_operators(cfg.logic)
+    optimizer = torch.optim.Adam(model.parameters(), lr=float(cfg.train.lr))
+    monitor = str(cfg.train.monitor)
+    if monitor not in MONITORS:
+        raise ValueError(f"train.monitor={monitor!r}: expected one of {', '.join(MONITORS)}")
+    higher_is_better = monitor != "val/loss"
+    start_epoch, best, stale, seen, elapsed = 0, -math.inf, 0, 0, 0.0
+    if cfg.train.resume:
+        state = load_checkpoint(cfg.train.resume, model_config.size)
+        model.load_state_dict(state["state_dict"])
+        extra = state["extra"]
+        optimizer.load_state_dict(extra["optimizer"])
+        start_epoch, best, stale = int(extra["epoch"]) + 1, float(extra["best"]), int(extra["stale"])
+        seen, elapsed = int(extra["boards_seen"]), float(extra["train_seconds"])
+    splits = build_splits(cfg, model_config)
+    splits = Splits(splits.train.to(cfg.device_resolved), splits.val_open.to(cfg.device_resolved),
+                    splits.val_closed.to(cfg.device_resolved))
+    resolved = OmegaConf.to_container(cfg, resolve=True)
+    writer = SummaryWriter(str(run_dir / "tb"))
+    shuffle = torch.Generator().manual_seed(int(cfg.seed))
+    for _ in range(start_epoch):  # the same batch order as an uninterrupted run
+        torch.randperm(len(splits.train), generator=shuffle)
+    metrics: dict[str, float] = {}
+    epoch = start_epoch - 1
+    for epoch in range(start_epoch, int(cfg.train.epochs)):
+        ops = base_ops.at_epoch(epoch)
+        started = time.process_time()
+        batches = list(splits.train.batches(int(cfg.train.batch_size), shuffle))
+        bar = tqdm(batches, desc=f"epoch {epoch + 1}/{cfg.train.epochs}", unit="batch", dynamic_ncols=True,
+                   disable=not cfg.train.progress)
+        for batch in bar:
+            result = objective(model, ops, batch, supervised=bool(cfg.train.supervised))
+            optimizer.zero_grad()
+            result.loss.backward()
+            if all(torch.isfinite(p.grad).all() for p in model.parameters() if p.grad is not None):
+                optimizer.step()
+            else:
+                writer.add_scalar("train/nonfinite_batches", 1, seen)
+            seen += len(batch)
+            bar.set_postfix(loss=f"{result.loss.item():.4f}")
+            writer.add_scalar("train/loss", result.loss.item(), seen)
+            for name, value in result.satisfaction.items():
+                writer.add_scalar(f"sat/{name}", value, seen)
+        elapsed += time.process_time() - started
+        metrics = validate(model, ops, splits)
+        metrics.update({"train/epoch": epoch + 1, "train/boards_seen": seen, "train/cpu_seconds": elapsed,
+                        "train/boards_per_cpu_second": seen / max(elapsed, 1e-9)})
+        for name, value in metrics.items():
+            writer.add_scalar(name, value, seen)
+        writer.add_scalar("train/lr", optimizer.param_groups[0]["lr"], seen)
+        writer.add_scalar("logic/p_forall", ops.p_forall, seen)
+        writer.add_scalar("logic/p_exists", ops.p_exists, seen)
+        value = metrics[monitor] if higher_is_better else -metrics[monitor]
+        improved = value > best
+        best, stale = (value, 0) if improved else (best, stale + 1)
+        extra = _checkpoint_extra(model, epoch=epoch, best=best, stale=stale, boards_seen=seen,
+                                  train_seconds=elapsed, optimizer=optimizer.state_dict(), metrics=metrics)
+        save_checkpoint(run_dir / "last.pt", model_config.size, resolved, model.state_dict(), extra)
+        if improved:
+            save_checkpoint(run_dir / "best.pt", model_config.size, resolved, model.state_dict(),
+                            _checkpoint_extra(model, epoch=epoch, metrics=metrics))
+        if stale > int(cfg.train.patience):
+            break
+    metrics["train/best_" + monitor.replace("/", "_")] = best if higher_is_better else -best
+    metrics["train/stopped_epoch"] = float(epoch + 1)
+    writer.add_hparams(_hparams(cfg), {k: v for k, v in metrics.items() if math.isfinite(v)}, run_name="hparams")
+    writer.close()
+    atomic_write_text(run_dir / "metrics.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+    return metrics
+
+
+@hydra.main(version_base="1.3", config_path="../conf", config_name="config")
+def main(cfg: DictConfig) -> float:
+    """Hydra entry point; returns the monitored metric (for sweepers)."""
+    metrics = train(cfg)
+    return float(metrics.get(str(cfg.train.monitor), float("nan")))
+
+
+if __name__ == "__main__":
+    main()

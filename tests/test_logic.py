@@ -1,0 +1,230 @@
+"""The knowledge base's truth values on hand-made boards, the operators, the groundings and the networks' invariants.
+
+The symbolic side is the oracle: Board.conflicts, Board.candidates, CandidateGrid.dead_end and the technique finders.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import ltn
+import numpy as np
+import pytest
+import torch
+
+from ltn_sudoku.board import Board, geometry
+from ltn_sudoku.candidates import CandidateGrid
+from ltn_sudoku.generate import generate
+from ltn_sudoku.logic.axioms import (CONSTRAINT_AXIOMS, RULE_AXIOMS, board_satisfaction, hidden_single_definition,
+                                     is_possible, naked_single_definition, no_solution, rule_axioms)
+from ltn_sudoku.logic.grounding import Grounding, TablePredicate, encode_boards, index_variable, one_hot_givens
+from ltn_sudoku.logic.labels import resolve_techniques, technique_labels
+from ltn_sudoku.logic.model import HasValueConfig, HasValueNet
+from ltn_sudoku.logic.operators import FAMILIES, AggregMax, build_operators
+
+VALID_4 = Board.from_string("1234341221434321")
+VALID_9 = Board.from_string(
+    "534678912672195348198342567859761423426853791713924856961537284287419635345286179")
+
+
+def ops_for(family: str, p_exists: float = 6.0):
+    return build_operators({"family": family, "p_forall": 2, "p_exists": p_exists})
+
+
+def truths(board: Board, family: str, p_exists: float = 6.0) -> dict[str, float]:
+    """Per-axiom truth of a closed board's own digits as hasValue."""
+    g = Grounding(board.n)
+    x = one_hot_givens(encode_boards([board], board.n), board.n)
+    return {name: float(t.value[0]) for name, t in rule_axioms(g, ops_for(family, p_exists), x, x).items()}
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("board", [VALID_4, VALID_9], ids=["4x4", "9x9"])
+def test_valid_closed_board_satisfies_every_axiom(family: str, board: Board) -> None:
+    t = truths(board, family)
+    tolerance = 1e-3 if family == "stable_product" else 1e-6
+    for name in ("givens", *CONSTRAINT_AXIOMS):
+        assert t[name] == pytest.approx(1.0, abs=tolerance), name
+    # ∃v with pMean reaches (1/n)^(1/p) on a one-hot cell, its maximum; Gödel's max reaches 1
+    best = 1.0 if family == "goedel" else (1 / board.n) ** (1 / 6)
+    assert t["cell_has_value"] == pytest.approx(best, abs=1e-3)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_one_duplicate_breaks_exactly_its_units(family: str) -> None:
+    # swap two digits inside row 1 of a valid board: each column (and block 1 for 1,2) now holds a duplicate,
+    # row 1 stays a permutation
+    rows = VALID_4.rows()
+    rows[0][0], rows[0][1] = rows[0][1], rows[0][0]
+    board = Board.from_rows(rows)
+    assert {c.unit_kind for c in board.conflicts()} == {"col"}
+    t = truths(board, family)
+    assert t["row"] == pytest.approx(truths(VALID_4, family)["row"])
+    assert t["block"] == pytest.approx(truths(VALID_4, family)["block"])
+    assert t["col"] < truths(VALID_4, family)["col"] - 1e-3
+    if family == "goedel":
+        assert t["col"] == 0.0
+
+
+def test_a_changed_digit_lowers_every_unit_it_breaks() -> None:
+    board = VALID_9.with_value(40, VALID_9[40] % 9 + 1)
+    kinds = {c.unit_kind for c in board.conflicts()}
+    assert kinds == {"row", "col", "box"}
+    t, ok = truths(board, "product"), truths(VALID_9, "product")
+    for axiom in ("row", "col", "block"):
+        assert t[axiom] < ok[axiom]
+
+
+def test_is_correct_truth_separates_valid_from_invalid_boards() -> None:
+    boards = [r.board for r in generate(4, "closed_valid", 20, seed=3) + generate(4, "closed_invalid", 20, seed=3)]
+    g = Grounding(4)
+    ops = ops_for("stable_product")
+    x = one_hot_givens(encode_boards(boards, 4), 4)
+    score = board_satisfaction(ops, rule_axioms(g, ops, x, x), CONSTRAINT_AXIOMS)
+    valid = torch.tensor([b.is_valid_solution for b in boards])
+    assert score[valid].min() > score[~valid].max()
+
+
+# ---- operators ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("family, and_type, forall_type", [
+    ("product", ltn.fuzzy_ops.AndProd, ltn.fuzzy_ops.AggregPMeanError),
+    ("stable_product", ltn.fuzzy_ops.AndProd, ltn.fuzzy_ops.AggregPMeanError),
+    ("lukasiewicz", ltn.fuzzy_ops.AndLuk, ltn.fuzzy_ops.AggregPMeanError),
+    ("goedel", ltn.fuzzy_ops.AndMin, ltn.fuzzy_ops.AggregMin),
+])
+def test_operator_families(family: str, and_type: type, forall_type: type) -> None:
+    ops = ops_for(family)
+    assert isinstance(ops.And.connective_op, and_type)
+    assert isinstance(ops.forall_op, forall_type)
+    if family == "goedel":
+        assert isinstance(ops.exists_op, AggregMax)
+    if family in ("product", "stable_product"):
+        assert ops.And.connective_op.stable == (family == "stable_product")
+
+
+def test_operator_switching_changes_truth_values() -> None:
+    x = torch.tensor([0.3, 0.8])
+    values = {}
+    for family in FAMILIES:
+        ops = ops_for(family)
+        a, b = (ltn.core.LTNObject(x[i:i + 1], ["v"]) for i in range(2))
+        values[family] = float(ops.And(a, b).value)
+    assert values["product"] == pytest.approx(0.24)
+    assert values["lukasiewicz"] == pytest.approx(0.1)
+    assert values["goedel"] == pytest.approx(0.3)
+    assert values["stable_product"] != values["product"]
+
+
+def test_unknown_family_is_an_error() -> None:
+    with pytest.raises(ValueError, match="unknown logic family"):
+        build_operators({"family": "zadeh"})
+
+
+def test_p_schedule_ramps_linearly_and_goedel_ignores_p() -> None:
+    ops = build_operators({"family": "product", "p_forall": 1, "p_exists": 1,
+                           "schedule": {"p_forall_end": 3, "p_exists_end": 5, "epochs": 3}})
+    assert (ops.at_epoch(0).p_forall, ops.at_epoch(0).p_exists) == (1, 1)
+    assert (ops.at_epoch(1).p_forall, ops.at_epoch(1).p_exists) == (2, 3)
+    assert (ops.at_epoch(7).p_forall, ops.at_epoch(7).p_exists) == (3, 5)
+    goedel = build_operators({"family": "goedel"})
+    v = index_variable("v", torch.arange(3))
+    truth = ltn.core.LTNObject(torch.tensor([0.2, 0.9, 0.5]), ["v"])
+    assert float(goedel.forall([v], truth).value) == pytest.approx(0.2)
+    assert float(goedel.exists([v], ltn.core.LTNObject(truth.value, ["v"])).value) == pytest.approx(0.9)
+
+
+def test_out_of_range_truths_are_refused() -> None:
+    ops = ops_for("product")
+    with pytest.raises(ValueError, match="range"):
+        ops.Not(ltn.core.LTNObject(torch.tensor([1.5]), ["v"]))
+
+
+# ---- groundings --------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("n", [4, 9])
+def test_fixed_predicates_are_the_geometry(n: int) -> None:
+    g, geo = Grounding(n), geometry(n)
+    c1, c2 = index_variable("c1", torch.arange(n * n)), index_variable("c2", torch.arange(n * n))
+    for predicate, attribute in zip(g.unit_predicates().values(), ("row", "col", "box")):
+        table = predicate(c1, c2).value.reshape(n * n, n * n)
+        expected = np.equal.outer(getattr(geo, attribute), getattr(geo, attribute))
+        assert np.array_equal(table.numpy().astype(bool), expected)
+    assert np.array_equal(g.peer.numpy().astype(bool), geo.peer_matrix)
+
+
+def test_table_predicate_matches_ltn_broadcasting_and_diagonal_quantification() -> None:
+    table = torch.rand(3, 5, 4)
+    b, c, v = index_variable("b", torch.arange(3)), index_variable("c", torch.arange(5)), index_variable("v", torch.arange(4))
+    reference = ltn.Predicate(func=lambda i, j, k: table[i.reshape(-1), j.reshape(-1), k.reshape(-1)])
+    ours, theirs = TablePredicate(table)(b, c, v), reference(b, c, v)
+    assert ours.free_vars == theirs.free_vars
+    assert torch.allclose(ours.value, theirs.value)
+    x, y = ltn.diag(index_variable("x", torch.tensor([0, 1, 2])), index_variable("y", torch.tensor([4, 3, 2])))
+    square = torch.rand(5, 5)
+    diagonal = TablePredicate(square)(x, y)
+    assert diagonal.free_vars == ["diag_x_y"]
+    assert torch.allclose(diagonal.value, square[[0, 1, 2], [4, 3, 2]])
+
+
+def _mixed_boards(n: int) -> list[Board]:
+    records = generate(n, "open_solvable", 30, seed=11) + generate(n, "open_impossible", 30, seed=11)
+    return [r.board for r in records]
+
+
+@pytest.mark.parametrize("n", [4, 9])
+def test_is_possible_and_no_solution_match_the_candidate_grid(n: int) -> None:
+    boards = _mixed_boards(n)
+    g = Grounding(n)
+    x = one_hot_givens(encode_boards(boards, n), n)
+    possible = is_possible(g, x)
+    table = possible.value.permute([possible.free_vars.index(k) for k in ("b", "c", "v")])
+    dead = no_solution(g, x)
+    for i, board in enumerate(boards):
+        for cell in range(n * n):
+            assert {d + 1 for d in range(n) if table[i, cell, d] > 0.5} == set(board.candidates(cell))
+        expected = not board.is_consistent or CandidateGrid.from_board(board).dead_end() is not None
+        assert bool(dead[i] > 0.5) == expected
+
+
+@pytest.mark.parametrize("n", [4, 9])
+def test_single_definitions_match_the_finders(n: int) -> None:
+    boards = _mixed_boards(n)
+    g = Grounding(n)
+    x = one_hot_givens(encode_boards(boards, n), n)
+    labels = technique_labels(boards, resolve_techniques(["Naked Single", "Hidden Single"], n))
+    assert np.array_equal(naked_single_definition(g, x).numpy() > 0.5, labels[:, 0])
+    assert np.array_equal(hidden_single_definition(g, x).numpy() > 0.5, labels[:, 1])
+
+
+def test_every_rule_axiom_is_reported() -> None:
+    g = Grounding(4)
+    x = one_hot_givens(encode_boards([VALID_4], 4), 4)
+    assert tuple(rule_axioms(g, ops_for("product"), x, x)) == RULE_AXIOMS
+
+
+# ---- hasValue -----------------------------------------------------------------------------------------------------
+def _net(n: int = 4) -> HasValueNet:
+    torch.manual_seed(0)
+    return HasValueNet(Grounding(n), HasValueConfig(hidden=8, layers=2, steps=3))
+
+
+def test_has_value_clamps_givens_and_outputs_distributions() -> None:
+    boards = _mixed_boards(4)[:8]
+    x = one_hot_givens(encode_boards(boards, 4), 4)
+    out = _net()(x)
+    assert len(out) == 3
+    filled = x.sum(-1) > 0
+    assert torch.equal(out[-1][filled], x[filled])
+    assert torch.allclose(out[-1].sum(-1), torch.ones(8, 16))
+
+
+def test_has_value_treats_boards_independently_and_digits_alike() -> None:
+    boards = _mixed_boards(4)[:6]
+    values = encode_boards(boards, 4)
+    net = _net()
+    together = net(one_hot_givens(values, 4))[-1]
+    alone = net(one_hot_givens(values[2:3], 4))[-1]
+    assert torch.allclose(together[2:3], alone, atol=1e-6)
+    for perm in itertools.islice(itertools.permutations(range(1, 5)), 3, 6):
+        relabel = torch.tensor([0, *perm])
+        permuted = net(one_hot_givens(relabel[values], 4))[-1]
+        assert torch.allclose(permuted[..., [p - 1 for p in perm]], together, atol=1e-5)
