@@ -98,3 +98,13 @@ def test_band_solver_and_general_solver_agree_on_9x9() -> None:
         if count == 1:  # with several solutions each solver may meet a different one first
             assert np.array_equal(out[0], first[0])
     assert {0, 1, 3} <= set(counts.tolist())
+
+
+def test_many_solutions_are_all_returned() -> None:
+    """More solutions than the kernel first makes room for: it searches again with room for all."""
+    from ltn_sudoku.board import Board
+
+    found = kernel.solutions(Board.empty(9), 1500)
+    assert len(found) == 1500 and len({s.values for s in found}) == 1500
+    assert all(s.is_valid_solution for s in found[::50])
+    assert kernel.count_solutions(Board.empty(9), 1500) == 1500

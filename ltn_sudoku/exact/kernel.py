@@ -782,6 +782,7 @@ def count_solutions_nb(grid: np.ndarray, n: int, limit: int) -> int:
 
 # ---- Python wrappers -------------------------------------------------------------------------------------------------
 _NO_RNG = np.empty(0, np.uint64)
+_STORE_FIRST = 1024  # solutions() keeps this many at first and searches again only when there are more
 
 
 def _check_limit(limit: int) -> None:
@@ -839,7 +840,11 @@ def random_solutions(n: int, count: int, seed: int) -> np.ndarray:
 def solutions(board: Board, limit: int = 2) -> list[Board]:
     """Up to `limit` solutions of the board (an empty list when it has none)."""
     _check_limit(limit)
-    counts, found = _solve(np.asarray([board.values], np.int32), board.n, limit, limit)
+    grid = np.asarray([board.values], np.int32)
+    store = min(limit, _STORE_FIRST)  # a huge limit must not allocate room for solutions that do not exist
+    counts, found = _solve(grid, board.n, limit, store)
+    if counts[0] > store:
+        counts, found = _solve(grid, board.n, limit, int(counts[0]))
     return [Board(row.tolist(), board.n) for row in found[0, : counts[0]]]
 
 
