@@ -55,7 +55,7 @@ def objective(model: LtnSudoku, ops: Operators, batch: BoardSet, supervised: boo
                 if name not in UNTRAINED_AXIOMS:
                     formulas[f"{name}@{step + 1}"] = value
                 if step == steps[-1]:
-                    report[name] = float(value)
+                    report[name] = float(value.detach())
         known = solvable & (batch.solutions > 0).all(-1)
         if supervised and known.any():
             truth = supervised_axiom(g, ops, assignments[-1][known], one_hot_givens(batch.solutions[known], g.n))
@@ -74,7 +74,7 @@ def objective(model: LtnSudoku, ops: Operators, batch: BoardSet, supervised: boo
                 formulas[f"definition {model.config.techniques[i]}"] = truth
     for name in ("has_solution", "no_solution", "recommends", "not_recommends"):
         if name in formulas:
-            report[name] = float(formulas[name])
-    report.update({name: float(v) for name, v in formulas.items() if name.startswith("definition")})
+            report[name] = float(formulas[name].detach())
+    report.update({name: float(v.detach()) for name, v in formulas.items() if name.startswith("definition")})
     loss = 1 - ops.sat_agg(list(formulas.values()))
     return BatchResult(loss, report)

@@ -1,0 +1,134 @@
+"""Training end to end on tiny models: train -> checkpoint -> evaluate -> predict, resume, a 2-job sweep, errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from hydra import compose, initialize_config_dir
+from omegaconf import DictConfig
+
+from ltn_sudoku.board import Board
+from ltn_sudoku.evaluate import evaluate
+from ltn_sudoku.logic.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from ltn_sudoku.logic.predict import LtnPredictor
+from ltn_sudoku.paths import CONF_DIR, REPO_ROOT
+from ltn_sudoku.train import train
+
+TINY = [
+    "model.hidden=8", "model.steps=2", "model.eval_steps=3", "model.kb_every=2", "model.solution_hidden=4",
+    "model.heuristic_hidden=4", "model.techniques=[Naked Single,Hidden Single,Naked Pair]",
+    "data.train.solvable=24", "data.train.impossible=8", "data.val.solvable=8", "data.val.impossible=8",
+    "data.val.closed_valid=4", "data.val.closed_invalid=4", "train.batch_size=8", "train.progress=false",
+]
+TINY_EVAL = ["evaluate.closed=8", "evaluate.open=8", "evaluate.solving=8", "evaluate.dead_end_puzzles=2"]
+
+
+def config(run_dir: Path, *overrides: str) -> DictConfig:
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        return compose("config", overrides=["model=4x4", f"run_dir={run_dir}", *TINY, *overrides])
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run = tmp_path_factory.mktemp("run")
+    train(config(run, "train.epochs=1"))
+    return run
+
+
+def test_a_run_writes_checkpoints_metrics_and_tensorboard(trained: Path) -> None:
+    assert (trained / "last.pt").is_file() and (trained / "best.pt").is_file()
+    metrics = json.loads((trained / "metrics.json").read_text())
+    for key in ("val/solve/board_accuracy", "val/has_solution/accuracy", "val/is_correct/accuracy",
+                "val/heuristics/macro_f1", "train/boards_per_cpu_second"):
+        assert key in metrics
+    events = list((trained / "tb").rglob("events.out.tfevents.*"))
+    assert len(events) >= 2  # the run's scalars and its hparams
+    payload = load_checkpoint(trained / "best.pt", 4)
+    assert payload["config"]["model"]["size"] == 4
+    assert set(payload["extra"]) >= {"is_correct_threshold", "has_solution_threshold", "techniques"}
+    assert (trained / "best.pt").stat().st_size < 2_000_000
+
+
+def test_checkpoint_to_evaluate_to_predict(trained: Path, tmp_path: Path) -> None:
+    metrics = evaluate(config(tmp_path, f"checkpoint={trained / 'best.pt'}", *TINY_EVAL))
+    for key in ("q1_is_correct/accuracy", "q2_has_solution/accuracy", "q2_has_solution/subtle/accuracy",
+                "solve/board_accuracy", "dead_end/accuracy", "heuristics/macro_f1",
+                "cost/inference_boards_per_cpu_second"):
+        assert key in metrics, key
+    assert json.loads((tmp_path / "metrics.json").read_text())["metrics"]["solve/count"] == metrics["solve/count"]
+    predictor = LtnPredictor.load(trained / "best.pt")
+    open_board, closed_board = Board.from_string("1.3....2.1......"), Board.from_string("1234341221434321")
+    answers = predictor.answer_batch([open_board, closed_board])
+    assert answers == [predictor.answer(open_board), predictor.answer(closed_board)]
+    first, second = answers
+    assert first["isCorrect"] is None and set(first["hasSolution"]) == {"truth", "decision"}
+    assert {(m["row"], m["col"], m["digit"]) for m in first["moves"]} == {
+        (c // 4, c % 4, d) for c in open_board.empty_cells for d in open_board.candidates(c)}
+    assert all(0 <= m["confidence"] <= 1 and 0 <= m["dead_end"]["probability"] <= 1 for m in first["moves"])
+    assert set(first["recommendsHeuristic"]) == {"Naked Single", "Hidden Single", "Naked Pair"}
+    assert second["hasSolution"] is None and isinstance(second["isCorrect"]["decision"], bool)
+
+
+def test_resume_continues_where_the_run_stopped(trained: Path, tmp_path: Path) -> None:
+    straight = tmp_path / "straight"
+    train(config(straight, "train.epochs=2", "train.patience=5"))
+    resumed = tmp_path / "resumed"
+    train(config(resumed, "train.epochs=2", "train.patience=5", f"train.resume={trained / 'last.pt'}"))
+    a = load_checkpoint(straight / "last.pt")["state_dict"]
+    b = load_checkpoint(resumed / "last.pt")["state_dict"]
+    assert load_checkpoint(resumed / "last.pt")["extra"]["epoch"] == 1
+    for key in a:
+        assert torch.allclose(a[key], b[key], atol=1e-6), key
+
+
+def test_checkpoint_errors(trained: Path, tmp_path: Path) -> None:
+    with pytest.raises(CheckpointError, match="no such checkpoint"):
+        LtnPredictor.load(tmp_path / "missing.pt")
+    broken = tmp_path / "broken.pt"
+    broken.write_bytes((trained / "best.pt").read_bytes()[:500])
+    with pytest.raises(CheckpointError, match="not a readable checkpoint"):
+        LtnPredictor.load(broken)
+    with pytest.raises(CheckpointError, match="4x4 model, the boards are 9x9"):
+        LtnPredictor.load(trained / "best.pt", size=9)
+    foreign = tmp_path / "foreign.pt"
+    torch.save({"weights": torch.zeros(2)}, foreign)
+    with pytest.raises(CheckpointError, match="not an ltn-sudoku checkpoint"):
+        load_checkpoint(foreign)
+    with pytest.raises(ValueError, match="9x9 board given to the 4x4 model"):
+        LtnPredictor.load(trained / "best.pt").answer(Board.empty(9))
+    with pytest.raises(ValueError, match="train.monitor"):
+        train(config(tmp_path / "bad", "train.epochs=1", "train.monitor=val/nothing"))
+
+
+def test_checkpoint_files_are_replaced_atomically(tmp_path: Path) -> None:
+    target = tmp_path / "model.pt"
+    save_checkpoint(target, 4, {"a": 1}, {"w": torch.ones(2)})
+    save_checkpoint(target, 4, {"a": 2}, {"w": torch.zeros(2)})
+    assert load_checkpoint(target)["config"] == {"a": 2}
+    assert [p.name for p in tmp_path.iterdir()] == ["model.pt"]
+
+
+def test_two_job_sweep_and_its_table(tmp_path: Path) -> None:
+    sweep = tmp_path / "sweep"
+    command = [sys.executable, "-m", "ltn_sudoku.train", "-m", "model=4x4", "logic=stable_product,goedel",
+               "train.epochs=1", *TINY, f"hydra.sweep.dir={sweep}", "hydra.sweep.subdir=${hydra.job.num}"]
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    subprocess.run(command, cwd=REPO_ROOT, check=True, capture_output=True, env=env, timeout=600)
+    assert sorted(p.name for p in sweep.iterdir() if p.is_dir()) == ["0", "1"]
+    for job in ("0", "1"):
+        assert (sweep / job / "metrics.json").is_file()
+    table = tmp_path / "table.csv"
+    subprocess.run([sys.executable, "scripts/aggregate_sweep.py", str(sweep), "--csv", str(table), "--plot",
+                    str(tmp_path / "plot.png")], cwd=REPO_ROOT, check=True, capture_output=True, env=env, timeout=120)
+    import pandas as pd
+
+    frame = pd.read_csv(table)
+    assert sorted(frame["logic.family"]) == ["goedel", "stable_product"]
+    assert "val/solve/board_accuracy" in frame.columns
+    assert (tmp_path / "plot.png").stat().st_size > 0
