@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -107,6 +108,23 @@ def walk_sound(puzzle: Board, finders: Sequence[Finder], solution: Board | None 
         if not applied:
             break
     return grid, fired
+
+
+def sweep_sound(pairs: Iterable[tuple[Board, Board]], finders: Sequence[Finder], seed: int, states: int = 2,
+                walk: Sequence[Finder] | None = None) -> Counter[str]:
+    """Check every step of every finder on `states` diverse grids of each (puzzle, solution), and every step of a
+    whole walk with the `walk` pipeline when given. Returns how many (checked) steps each technique produced."""
+    rng = random.Random(seed)
+    fired: Counter[str] = Counter()
+    for puzzle, solution in pairs:
+        if walk is not None:
+            fired.update(walk_sound(puzzle, walk, solution)[1])
+        for grid in states_from_puzzle(puzzle, solution, rng, count=states):
+            for finder in finders:
+                steps = run_pure(grid, finder)
+                assert_sound(grid, steps, solution, f"in {puzzle.to_line()}")
+                fired.update(s.technique for s in steps)
+    return fired
 
 
 def run_pure(grid: CandidateGrid, finder: Finder) -> list[Step]:

@@ -212,18 +212,19 @@ def test_walks_with_singles_and_chains_stay_sound() -> None:
 
 @pytest.mark.slow
 def test_sound_on_thousands_of_states() -> None:
-    """Every top1465 puzzle (three states each), qqwing expert and diabolical samples, 16x16 and 4x4 boards."""
-    pairs = [(p, solve(p)) for p in shared_puzzles("9x9/top1465.txt")]
-    pairs += mixed_corpus(0, {4: 150}, seed=7) + _sixteen(10)
-    pairs += [(p, solve(p)) for p in shared_puzzles("9x9/qqwing_expert.txt", 300, seed=7)]
+    """300 top1465 puzzles (three states each), a qqwing expert sample, 16x16 and 4x4 boards (the whole sets run in
+    scripts/bench_techniques.py soundness)."""
+    pairs = [(p, solve(p)) for p in shared_puzzles("9x9/top1465.txt", 300, seed=7)]
+    pairs += mixed_corpus(0, {4: 100}, seed=7) + _sixteen(4)
+    pairs += [(p, solve(p)) for p in shared_puzzles("9x9/qqwing_expert.txt", 100, seed=7)]
     checked = _check_states(pairs, states=3, als_every=10, seed=7)
-    assert sum(checked.values()) > 50_000, checked
+    assert sum(checked.values()) > 10_000, checked
 
 
 @pytest.mark.slow
 def test_walks_on_hundreds_of_puzzles_stay_sound() -> None:
     finders = SINGLES + [t.finder for t in chains.TECHNIQUES]
-    for puzzle in shared_puzzles("9x9/top1465.txt", 300, seed=8):
+    for puzzle in shared_puzzles("9x9/top1465.txt", 150, seed=8):
         walk_sound(puzzle, finders)
 
 

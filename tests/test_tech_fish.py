@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from ltn_sudoku.techniques import fish, intersections, singles, subsets
@@ -19,15 +17,7 @@ from ltn_sudoku.techniques.fish import (
     find_x_wings,
     line_patterns,
 )
-from tests.techniques_helpers import (
-    assert_sound,
-    cell_index,
-    marked_grid,
-    mixed_corpus,
-    run_pure,
-    states_from_puzzle,
-    walk_sound,
-)
+from tests.techniques_helpers import cell_index, marked_grid, mixed_corpus, run_pure, sweep_sound
 
 FINDERS = [t.finder for t in fish.TECHNIQUES]
 FULL = "xxxxxxxxx"
@@ -125,29 +115,17 @@ def _pipeline() -> list[Finder]:
 
 
 def test_fish_sound_while_solving() -> None:
-    fired: dict[str, int] = {}
-    for puzzle, solution in mixed_corpus(40, {4: 10, 16: 2}, seed=8):
-        for name, count in walk_sound(puzzle, _pipeline(), solution)[1].items():
-            fired[name] = fired.get(name, 0) + count
+    fired = sweep_sound(mixed_corpus(40, {4: 10, 16: 2}, seed=8), [], seed=0, states=0, walk=_pipeline())
     assert {"X-Wing", "Finned X-Wing", "Sashimi X-Wing"} <= set(fired)
 
 
 def test_fish_sound_on_diverse_states() -> None:
-    rng = random.Random(4)
-    checked = 0
-    for puzzle, solution in mixed_corpus(40, {4: 20, 16: 2}, seed=9):
-        for grid in states_from_puzzle(puzzle, solution, rng, count=3):
-            for finder in FINDERS:
-                checked += assert_sound(grid, run_pure(grid, finder), solution, f"in {puzzle.to_line()}")
-    assert checked > 200
+    checked = sweep_sound(mixed_corpus(40, {4: 20, 16: 2}, seed=9), FINDERS, seed=4, states=3)
+    assert sum(checked.values()) > 200
 
 
 @pytest.mark.slow
 def test_fish_sound_on_thousands_of_puzzles() -> None:
-    rng = random.Random(14)
-    for puzzle, solution in mixed_corpus(1000, {4: 200, 16: 10}, seed=10,
-                                         files=("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/17clue_49158.txt")):
-        walk_sound(puzzle, _pipeline(), solution)
-        for grid in states_from_puzzle(puzzle, solution, rng, count=2):
-            for finder in FINDERS:
-                assert_sound(grid, finder(grid), solution, f"in {puzzle.to_line()}")
+    corpus = mixed_corpus(300, {4: 200, 16: 6}, seed=10,
+                          files=("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/17clue_49158.txt"))
+    assert sweep_sound(corpus, FINDERS, seed=14, states=2, walk=_pipeline())

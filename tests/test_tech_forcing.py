@@ -122,9 +122,10 @@ def test_singles_and_forcing_solve_top1465_sample() -> None:
 
 @pytest.mark.slow
 def test_singles_and_forcing_solve_top1465() -> None:
-    """All 1465 solved without search, each of the ~80,000 forcing steps applied on the way checked."""
-    puzzles = shared_puzzles("9x9/top1465.txt")
-    assert sum(_solved_by_forcing(p) for p in puzzles) == len(puzzles) == 1465
+    """A 400-puzzle sample solved without search, every forcing step applied on the way checked (all 1465 are solved
+    in `scripts/bench_techniques.py stages`)."""
+    puzzles = shared_puzzles("9x9/top1465.txt", 400, seed=3)
+    assert sum(_solved_by_forcing(p) for p in puzzles) == len(puzzles)
 
 
 @pytest.mark.slow

@@ -3,8 +3,6 @@ soundness."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from ltn_sudoku.techniques import fish, intersections, single_digit, singles, subsets
@@ -16,15 +14,7 @@ from ltn_sudoku.techniques.single_digit import (
     find_two_string_kites,
     strong_links,
 )
-from tests.techniques_helpers import (
-    assert_sound,
-    cell_index,
-    marked_grid,
-    mixed_corpus,
-    run_pure,
-    states_from_puzzle,
-    walk_sound,
-)
+from tests.techniques_helpers import cell_index, marked_grid, mixed_corpus, run_pure, sweep_sound
 
 FINDERS = [t.finder for t in single_digit.TECHNIQUES]
 
@@ -121,29 +111,17 @@ def _pipeline() -> list[Finder]:
 
 
 def test_single_digit_patterns_sound_while_solving() -> None:
-    fired: dict[str, int] = {}
-    for puzzle, solution in mixed_corpus(40, {4: 10, 16: 2}, seed=15):
-        for name, count in walk_sound(puzzle, _pipeline(), solution)[1].items():
-            fired[name] = fired.get(name, 0) + count
+    fired = sweep_sound(mixed_corpus(40, {4: 10, 16: 2}, seed=15), [], seed=0, states=0, walk=_pipeline())
     assert {t.name for t in single_digit.TECHNIQUES} <= set(fired)
 
 
 def test_single_digit_patterns_sound_on_diverse_states() -> None:
-    rng = random.Random(5)
-    checked = 0
-    for puzzle, solution in mixed_corpus(60, {4: 20, 16: 3}, seed=16):
-        for grid in states_from_puzzle(puzzle, solution, rng, count=3):
-            for finder in FINDERS:
-                checked += assert_sound(grid, run_pure(grid, finder), solution, f"in {puzzle.to_line()}")
-    assert checked > 200
+    checked = sweep_sound(mixed_corpus(60, {4: 20, 16: 3}, seed=16), FINDERS, seed=5, states=3)
+    assert sum(checked.values()) > 200
 
 
 @pytest.mark.slow
 def test_single_digit_patterns_sound_on_thousands_of_puzzles() -> None:
-    rng = random.Random(15)
-    for puzzle, solution in mixed_corpus(1000, {4: 200, 16: 10}, seed=17,
-                                         files=("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/17clue_49158.txt")):
-        walk_sound(puzzle, _pipeline(), solution)
-        for grid in states_from_puzzle(puzzle, solution, rng, count=2):
-            for finder in FINDERS:
-                assert_sound(grid, finder(grid), solution, f"in {puzzle.to_line()}")
+    corpus = mixed_corpus(1000, {4: 200, 16: 10}, seed=17,
+                          files=("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/17clue_49158.txt"))
+    assert sweep_sound(corpus, FINDERS, seed=15, states=2, walk=_pipeline())

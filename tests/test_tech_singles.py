@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.techniques.singles import TECHNIQUES, find_full_houses, find_hidden_singles, find_naked_singles
-from tests.techniques_helpers import assert_sound, mixed_corpus, run_pure, states_from_puzzle, walk_sound
+from tests.techniques_helpers import mixed_corpus, run_pure, sweep_sound, walk_sound
 
 FINDERS = [t.finder for t in TECHNIQUES]
 
@@ -88,21 +86,12 @@ def test_singles_solve_easy_puzzles_soundly() -> None:
 
 
 def test_singles_sound_on_diverse_states() -> None:
-    rng = random.Random(7)
-    checked = 0
-    for puzzle, solution in mixed_corpus(60, {4: 20, 16: 3}, seed=3):
-        for grid in states_from_puzzle(puzzle, solution, rng, count=3):
-            for finder in FINDERS:
-                checked += assert_sound(grid, run_pure(grid, finder), solution, f"in {puzzle.to_line()}")
-    assert checked > 1000
+    checked = sweep_sound(mixed_corpus(60, {4: 20, 16: 3}, seed=3), FINDERS, seed=7, states=3)
+    assert sum(checked.values()) > 1000
 
 
 @pytest.mark.slow
 def test_singles_sound_on_thousands_of_puzzles() -> None:
-    rng = random.Random(11)
-    for puzzle, solution in mixed_corpus(1500, {4: 200, 16: 20}, seed=5,
-                                         files=("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/17clue_49158.txt")):
-        walk_sound(puzzle, FINDERS, solution)
-        for grid in states_from_puzzle(puzzle, solution, rng, count=2):
-            for finder in FINDERS:
-                assert_sound(grid, finder(grid), solution, f"in {puzzle.to_line()}")
+    corpus = mixed_corpus(1500, {4: 200, 16: 20}, seed=5,
+                          files=("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/17clue_49158.txt"))
+    assert sweep_sound(corpus, FINDERS, seed=11, states=2, walk=FINDERS)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from ltn_sudoku.techniques import intersections, singles, subsets
@@ -16,15 +14,7 @@ from ltn_sudoku.techniques.subsets import (
     find_naked_triples,
     small_unions,
 )
-from tests.techniques_helpers import (
-    assert_sound,
-    cell_index,
-    marked_grid,
-    mixed_corpus,
-    run_pure,
-    states_from_puzzle,
-    walk_sound,
-)
+from tests.techniques_helpers import cell_index, marked_grid, mixed_corpus, run_pure, sweep_sound
 
 FINDERS = [t.finder for t in subsets.TECHNIQUES]
 FULL = "xxxxxxxxx"
@@ -103,30 +93,18 @@ def test_nothing_on_an_empty_grid() -> None:
 
 def test_subsets_sound_while_solving() -> None:
     finders = [t.finder for t in singles.TECHNIQUES + intersections.TECHNIQUES + subsets.TECHNIQUES]
-    fired: dict[str, int] = {}
-    for puzzle, solution in mixed_corpus(40, {4: 10, 16: 3}, seed=1):
-        for name, count in walk_sound(puzzle, finders, solution)[1].items():
-            fired[name] = fired.get(name, 0) + count
+    fired = sweep_sound(mixed_corpus(40, {4: 10, 16: 3}, seed=1), [], seed=0, states=0, walk=finders)
     assert {"Naked Pair", "Hidden Pair", "Naked Triple"} <= set(fired)
 
 
 def test_subsets_sound_on_diverse_states() -> None:
-    rng = random.Random(3)
-    checked = 0
-    for puzzle, solution in mixed_corpus(60, {4: 20, 16: 3}, seed=5):
-        for grid in states_from_puzzle(puzzle, solution, rng, count=3):
-            for finder in FINDERS:
-                checked += assert_sound(grid, run_pure(grid, finder), solution, f"in {puzzle.to_line()}")
-    assert checked > 200
+    checked = sweep_sound(mixed_corpus(60, {4: 20, 16: 3}, seed=5), FINDERS, seed=3, states=3)
+    assert sum(checked.values()) > 200
 
 
 @pytest.mark.slow
 def test_subsets_sound_on_thousands_of_puzzles() -> None:
     finders = [t.finder for t in singles.TECHNIQUES + intersections.TECHNIQUES + subsets.TECHNIQUES]
-    rng = random.Random(13)
-    for puzzle, solution in mixed_corpus(1500, {4: 200, 16: 20}, seed=7,
-                                         files=("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/17clue_49158.txt")):
-        walk_sound(puzzle, finders, solution)
-        for grid in states_from_puzzle(puzzle, solution, rng, count=2):
-            for finder in FINDERS:
-                assert_sound(grid, finder(grid), solution, f"in {puzzle.to_line()}")
+    corpus = mixed_corpus(1500, {4: 200, 16: 20}, seed=7,
+                          files=("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/17clue_49158.txt"))
+    assert sweep_sound(corpus, FINDERS, seed=13, states=2, walk=finders)

@@ -3,8 +3,6 @@ the exact solver on puzzles with exactly one solution (the only ones where these
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from ltn_sudoku.board import Board
@@ -12,13 +10,29 @@ from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.exact import count_solutions
 from ltn_sudoku.techniques import coloring, singles, wings
 from ltn_sudoku.techniques.reglib import load_cases
-from ltn_sudoku.techniques.uniqueness import (TECHNIQUES, find_avoidable_rectangles_1, find_avoidable_rectangles_2,
-                                              find_bug_plus_1, find_hidden_rectangles, find_unique_rectangles_1,
-                                              find_unique_rectangles_2, find_unique_rectangles_3,
-                                              find_unique_rectangles_4, find_unique_rectangles_5,
-                                              find_unique_rectangles_6)
-from tests.techniques_helpers import (SSTS_NAMES, assert_sound, hodoku_exemplars, marked_grid, mixed_corpus, run_pure,
-                                      ssts_finders, states_from_puzzle, walk_sound)
+from ltn_sudoku.techniques.uniqueness import (
+    TECHNIQUES,
+    find_avoidable_rectangles_1,
+    find_avoidable_rectangles_2,
+    find_bug_plus_1,
+    find_hidden_rectangles,
+    find_unique_rectangles_1,
+    find_unique_rectangles_2,
+    find_unique_rectangles_3,
+    find_unique_rectangles_4,
+    find_unique_rectangles_5,
+    find_unique_rectangles_6,
+)
+from tests.techniques_helpers import (
+    SSTS_NAMES,
+    hodoku_exemplars,
+    marked_grid,
+    mixed_corpus,
+    run_pure,
+    ssts_finders,
+    sweep_sound,
+    walk_sound,
+)
 
 SINGLES = [t.finder for t in singles.TECHNIQUES]
 FINDERS = [t.finder for t in TECHNIQUES]
@@ -172,19 +186,12 @@ def test_hodoku_exemplars_need_the_technique(tag: str) -> None:
 
 
 def test_sound_on_walks_and_diverse_states() -> None:
-    rng = random.Random(9)
-    fired: dict[str, int] = {}
-    for puzzle, solution in mixed_corpus(50, {4: 30, 16: 2}, seed=4):
-        assert count_solutions(puzzle, 2) == 1
-        _, counts = walk_sound(puzzle, SINGLES + FINDERS + OTHERS, solution)  # uniqueness first: placed cells abound
-        for name, count in counts.items():
-            fired[name] = fired.get(name, 0) + count
-        for grid in states_from_puzzle(puzzle, solution, rng, count=3):
-            for technique in TECHNIQUES:
-                steps = run_pure(grid, technique.finder)
-                fired[technique.name] = fired.get(technique.name, 0) + assert_sound(grid, steps, solution)
+    corpus = mixed_corpus(50, {4: 30, 16: 2}, seed=4)
+    assert all(count_solutions(puzzle, 2) == 1 for puzzle, _ in corpus)
+    # uniqueness first in the walk: placed cells abound
+    fired = sweep_sound(corpus, FINDERS, seed=9, states=3, walk=SINGLES + FINDERS + OTHERS)
     common = ("Uniqueness Test 1", "Uniqueness Test 3", "Uniqueness Test 4", "Hidden Rectangle")
-    assert all(fired.get(name, 0) >= 10 for name in common), fired
+    assert all(fired[name] >= 10 for name in common), fired
 
 
 # patterns that these walks (almost) never meet; the regression library covers them
@@ -193,16 +200,9 @@ RARE_IN_WALKS = {"Uniqueness Test 5", "Avoidable Rectangle Type 2"}
 
 @pytest.mark.slow
 def test_sound_on_thousands_of_unique_puzzles() -> None:
-    rng = random.Random(19)
     files = ("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/forum_hardest_1106.txt", "9x9/17clue_49158.txt")
-    fired: dict[str, int] = {}
-    for puzzle, solution in mixed_corpus(1000, {4: 300, 16: 10}, seed=29, files=files):
-        assert count_solutions(puzzle, 2) == 1, puzzle.to_line()
-        _, counts = walk_sound(puzzle, SINGLES + FINDERS + OTHERS, solution)
-        for name, count in counts.items():
-            fired[name] = fired.get(name, 0) + count
-        for grid in states_from_puzzle(puzzle, solution, rng, count=2):
-            for finder in FINDERS:
-                assert_sound(grid, finder(grid), solution, f"in {puzzle.to_line()}")
+    corpus = mixed_corpus(1000, {4: 300, 16: 10}, seed=29, files=files)
+    assert all(count_solutions(puzzle, 2) == 1 for puzzle, _ in corpus)
+    fired = sweep_sound(corpus, FINDERS, seed=19, states=2, walk=SINGLES + FINDERS + OTHERS)
     silent = {t.name for t in TECHNIQUES if not fired.get(t.name)}
     assert silent <= RARE_IN_WALKS, silent

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from ltn_sudoku.board import Board
@@ -11,8 +9,7 @@ from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.techniques import singles
 from ltn_sudoku.techniques.reglib import load_cases
 from ltn_sudoku.techniques.wings import TECHNIQUES, find_w_wings, find_wxyz_wings, find_xy_wings, find_xyz_wings
-from tests.techniques_helpers import (assert_sound, hodoku_exemplars, marked_grid, mixed_corpus, run_pure,
-                                      states_from_puzzle, walk_sound)
+from tests.techniques_helpers import hodoku_exemplars, marked_grid, mixed_corpus, run_pure, sweep_sound, walk_sound
 
 SINGLES = [t.finder for t in singles.TECHNIQUES]
 FINDERS = [t.finder for t in TECHNIQUES]
@@ -103,25 +100,12 @@ def test_hodoku_exemplars_solve_with_singles_and_the_wing(tag: str, name: str) -
 
 
 def test_sound_on_walks_and_diverse_states() -> None:
-    rng = random.Random(5)
-    fired: dict[str, int] = {}
-    for puzzle, solution in mixed_corpus(60, {4: 30, 16: 2}, seed=1):
-        _, counts = walk_sound(puzzle, SINGLES + FINDERS, solution)
-        for name, count in counts.items():
-            fired[name] = fired.get(name, 0) + count
-        for grid in states_from_puzzle(puzzle, solution, rng, count=3):
-            for technique in TECHNIQUES:
-                steps = run_pure(grid, technique.finder)
-                fired[technique.name] = fired.get(technique.name, 0) + assert_sound(grid, steps, solution)
-    assert all(fired.get(t.name, 0) >= 20 for t in TECHNIQUES), fired
+    fired = sweep_sound(mixed_corpus(60, {4: 30, 16: 2}, seed=1), FINDERS, seed=5, states=3, walk=SINGLES + FINDERS)
+    assert all(fired[t.name] >= 20 for t in TECHNIQUES), fired
 
 
 @pytest.mark.slow
 def test_sound_on_thousands_of_puzzles() -> None:
-    rng = random.Random(13)
     files = ("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/forum_hardest_1106.txt", "9x9/serg_benchmark_10000.txt")
-    for puzzle, solution in mixed_corpus(1500, {4: 300, 16: 10}, seed=21, files=files):
-        walk_sound(puzzle, SINGLES + FINDERS, solution)
-        for grid in states_from_puzzle(puzzle, solution, rng, count=2):
-            for finder in FINDERS:
-                assert_sound(grid, finder(grid), solution, f"in {puzzle.to_line()}")
+    corpus = mixed_corpus(1500, {4: 300, 16: 10}, seed=21, files=files)
+    assert sweep_sound(corpus, FINDERS, seed=13, states=2, walk=SINGLES + FINDERS)
