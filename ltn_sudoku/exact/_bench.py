@@ -283,7 +283,7 @@ def bench_generalized(ranks: Sequence[int], limit: int | None, pure_cap: float, 
     sat = sat_available()
     _print("## Generalized puzzles (uniqueness check, CPU seconds per puzzle: median / max)")
     _print()
-    _print("| n | puzzles | kernel | CaDiCaL (incl. model) | kernel median vs CaDiCaL | python (capped) "
+    _print("| n | puzzles | kernel | CaDiCaL (incl. model) | kernel / CaDiCaL median time | python (capped) "
            "| dlx (capped) | paper DLX | paper backtracking |")
     _print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for rank in ranks:
