@@ -197,8 +197,9 @@ def test_batch_rejects_bad_input(puzzles: np.ndarray, message: str) -> None:
         count_solutions_batch(puzzles)
 
 
-@pytest.mark.parametrize("n", SUPPORTED_SIZES)
+@pytest.mark.parametrize("n", [pytest.param(n, marks=pytest.mark.slow) if n == 81 else n for n in SUPPORTED_SIZES])
 def test_random_solutions_are_valid_and_reproducible(n: int) -> None:
+    """Valid, the same for the same seed, another for another seed (81x81 is slow: seconds per grid)."""
     count = 3 if n <= 36 else 1
     grids = random_solutions(n, count, seed=11)
     assert grids.shape == (count, n * n)
