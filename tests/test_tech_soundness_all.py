@@ -22,6 +22,10 @@ SLOW_SAMPLE: dict[str, int] = {"top1465": 300, "17clue": 500, "qqwing_simple": 1
                                "qqwing_intermediate": 200, "qqwing_expert": 300, "gen4x4": 400, "gen16x16": 40,
                                "gen16x16_hard": 6}
 
+# Fewer than 70 checked steps each in the full 10,125-puzzle sweep (docs/techniques.md): not asserted on a sample.
+RARE_ON_CORPORA: frozenset[str] = frozenset({"Uniqueness Test 5", "Uniqueness Test 6", "Avoidable Rectangle Type 1",
+                                             "Avoidable Rectangle Type 2"})
+
 
 def _sweep(sample: dict[str, int], survey_share: float, seed: int) -> SoundnessTally:
     engine = Engine()
@@ -39,6 +43,7 @@ def test_every_step_of_every_technique_is_sound_on_a_hundred_puzzles() -> None:
     assert not tally.failures, "\n".join(tally.failures[:10])
     checked = tally.path + tally.survey
     assert sum(tally.path.values()) > 5000 and sum(tally.survey.values()) > 2000
+    assert tally.survey["Naked Single"] + tally.survey["Hidden Single"] > 0  # 'mixed' surveys reach singles' states
     # the sample reaches well beyond singles: most families fire somewhere
     fired_families = {t.family for t in all_techniques() if checked[t.name]}
     assert len(fired_families) >= 9, sorted(fired_families)
@@ -80,7 +85,7 @@ def test_every_step_is_sound_on_thousands_of_puzzles() -> None:
     assert not tally.failures, "\n".join(tally.failures[:10])
     assert sum(tally.path.values()) > 80_000
     assert all(tally.path[t.name] + tally.survey[t.name] > 0 for t in all_techniques()
-               if t.name not in ("Locked Triple", "Avoidable Rectangle Type 2")), \
+               if t.name not in RARE_ON_CORPORA), \
         [t.name for t in all_techniques() if not tally.path[t.name] + tally.survey[t.name]]
 
 
