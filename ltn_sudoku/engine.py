@@ -114,10 +114,10 @@ class Engine:
 
     # ---- one step -------------------------------------------------------------------------------------------------
     def _run(self, technique: Technique, grid: CandidateGrid) -> list[Step]:
-        start = time.perf_counter()
+        start = time.process_time()  # CPU time: comparable across runs on a busy machine
         steps = technique.finder(grid)
         if self.tracker is not None:
-            self.tracker.record_try(technique.name, len(steps), time.perf_counter() - start)
+            self.tracker.record_try(technique.name, len(steps), time.process_time() - start)
         return steps
 
     def next_step(self, grid: CandidateGrid, pipeline: Sequence[Technique]) -> tuple[Technique, Step] | None:
@@ -165,7 +165,7 @@ class Engine:
         for _ in range(self.max_steps):
             if grid.is_solved:
                 break
-            start = time.perf_counter()
+            start = time.process_time()
             hit = self.next_step(grid, pipeline)
             if hit is None:
                 if not self.fallback:
@@ -182,7 +182,7 @@ class Engine:
             result.score += score
             levels.append(technique_level)
             if self.tracker is not None:
-                self.tracker.record_step(step, grid.geo, time.perf_counter() - start)
+                self.tracker.record_step(step, grid.geo, time.process_time() - start)
         else:
             result.reason = f"stopped after {self.max_steps} steps"
         result.final = grid.to_board()

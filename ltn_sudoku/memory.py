@@ -1,7 +1,8 @@
 """MemoryTracker: what the engine tried and applied, step by step and per technique.
 
 The history answers "how was this solved?"; the statistics answer "which techniques pay off, and at what cost?"
-(tried = finder calls, found = calls that found at least one step, applied = steps carried out).
+(tried = finder calls, found = calls that found at least one step, applied = steps carried out; times are CPU
+seconds).
 Both export to pandas, CSV and JSON.
 """
 

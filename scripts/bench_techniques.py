@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
 import sys
 import time
 from collections import Counter
@@ -54,10 +53,9 @@ from ltn_sudoku.exact import solve  # noqa: E402
 from ltn_sudoku.generate import generate  # noqa: E402
 from ltn_sudoku.memory import MemoryTracker  # noqa: E402
 from ltn_sudoku.paths import shared_file  # noqa: E402
-from ltn_sudoku.techniques import chains  # noqa: E402
-from ltn_sudoku.techniques.base import Finder, Step, Technique  # noqa: E402
-from ltn_sudoku.techniques.reglib import RegCase, load_cases  # noqa: E402
+from ltn_sudoku.techniques.base import Step, Technique  # noqa: E402
 from ltn_sudoku.techniques.registry import all_techniques  # noqa: E402
+from ltn_sudoku.techniques.reglib import RegCase, answering_techniques, case_finder, load_cases  # noqa: E402
 from tests.techniques_helpers import assert_sound, run_pure, shared_puzzles  # noqa: E402
 
 Pair = tuple[Board, Board]  # (puzzle, its unique solution)
@@ -281,38 +279,14 @@ def soundness_report(tallies: dict[str, SoundnessTally]) -> str:
 # 2. HoDoKu regression library
 # =====================================================================================================================
 @lru_cache(maxsize=None)
-def _reglib_adapters() -> tuple[dict[str, tuple[str, str]], Callable[[RegCase], Finder], set, Callable]:
-    """The library's conventions as the family tests already encode them (imported, not repeated): siamese fish and
-    the Empty Rectangle option (test_tech_reglib_basic.finder_for), chains' ALS variants and nice loops written as
-    deletions (test_tech_chains)."""
-    from tests.test_tech_chains import ALS_VARIANTS, _passes
-    from tests.test_tech_reglib_basic import SIAMESE_PARTS, finder_for
-    return SIAMESE_PARTS, finder_for, ALS_VARIANTS, _passes
-
-
-@lru_cache(maxsize=None)
 def reglib_techniques() -> dict[str, list[Technique]]:
     """Library code -> the registered techniques answering it (two for siamese fish)."""
-    siamese, _, _, _ = _reglib_adapters()
-    by_code = {code: [t] for t in all_techniques() for code in t.hodoku_codes}
-    for code, parts in siamese.items():
-        if all(p in by_code for p in parts):
-            by_code[code] = [by_code[p][0] for p in parts]
-    return by_code
+    return answering_techniques(all_techniques())
 
 
 def reglib_case_passes(case: RegCase) -> bool:
     """Run the finder(s) answering the case's code with the options HoDoKu's tester sets, and judge the steps."""
-    siamese, basic_finder_for, als_variants, chain_passes = _reglib_adapters()
-    technique = reglib_techniques()[case.code][0]
-    chain_names = {t.name for t in chains.TECHNIQUES}
-    if case.code in siamese or technique.family in ("Singles", "Intersections", "Subsets", "Basic Fish",
-                                                    "Finned Fish", "Single Digit Patterns"):
-        return case.check(basic_finder_for(case))
-    if technique.name in chain_names:
-        finder = partial(technique.finder, als=True) if (case.code, case.variant) in als_variants else technique.finder
-        return chain_passes(case, run_pure(case.grid(), finder))
-    return case.passes(run_pure(case.grid(), technique.finder))
+    return case.passes(run_pure(case.grid(), case_finder(case, reglib_techniques())))
 
 
 @dataclass

@@ -9,14 +9,12 @@ Failing cases and divergences are listed with their reasons in docs/techniques_b
 
 from __future__ import annotations
 
-from functools import partial
-
 import pytest
 
 from ltn_sudoku.techniques import fish, intersections, single_digit, singles, subsets
 from ltn_sudoku.techniques.base import Finder, Step, Technique
-from ltn_sudoku.techniques.reglib import RegCase, load_cases
 from ltn_sudoku.techniques.registry import priority
+from ltn_sudoku.techniques.reglib import SIAMESE_PARTS, RegCase, answering_techniques, case_finder, load_cases
 from tests.techniques_helpers import hodoku_exemplars, ssts_finders, walk_sound
 
 TECHNIQUES: list[Technique] = sorted(
@@ -33,23 +31,11 @@ FLOORS: dict[str, float] = {code: 1.0 for code in (
     "0400", "0401", "0402", "0403", "0404", "0405",
 )}
 
-# A siamese fish joins two fish on one base, finned or sashimi alike: its finder is both finders of that size.
-SIAMESE_PARTS: dict[str, tuple[str, str]] = {
-    "03111": ("0311", "0321"),
-    "03211": ("0311", "0321"),
-    "03121": ("0312", "0322"),
-    "03221": ("0312", "0322"),
-}
+ANSWERING = answering_techniques(TECHNIQUES)
 
 
 def finder_for(case: RegCase) -> Finder:
-    """The finder for a case, with the options HoDoKu's regression tester sets for it."""
-    if case.code in SIAMESE_PARTS:
-        parts = [BY_CODE[part].finder for part in SIAMESE_PARTS[case.code]]
-        return lambda grid: [step for part in parts for step in part(grid)]
-    if case.code == "0405" or (case.code == "0402" and case.variant == "1"):
-        return partial(single_digit.find_empty_rectangles, two_candidates=True)
-    return BY_CODE[case.code].finder
+    return case_finder(case, ANSWERING)
 
 
 def hodoku_agrees(case: RegCase, steps: list[Step]) -> bool:

@@ -73,7 +73,8 @@ def format_assignments(geo: Geometry, items: Iterable[Assignment], op: str) -> s
     return ", ".join(f"{geo.cells_name(sorted(cells))}{op}{d}" for d, cells in per_digit.items())
 
 
-def explain(geo: Geometry, head: str, placements: Iterable[Assignment] = (), eliminations: Iterable[Assignment] = ()) -> str:
+def explain(geo: Geometry, head: str, placements: Iterable[Assignment] = (),
+            eliminations: Iterable[Assignment] = ()) -> str:
     """'<head> => r1c1=5, r2c2<>3' — the usual one-line notation."""
     parts = []
     pl = list(placements)

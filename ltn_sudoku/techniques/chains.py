@@ -31,6 +31,7 @@ from typing import Callable, Iterable
 from ltn_sudoku.board import iter_bits
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.techniques.base import Assignment, Step, Technique, make_step
+from ltn_sudoku.techniques.cache import StateCache, state_key
 from ltn_sudoku.techniques.links import (
     DEFAULT_MAX_LINKS,
     AlsNode,
@@ -38,11 +39,9 @@ from ltn_sudoku.techniques.links import (
     Implications,
     LinkGraph,
     Rank,
-    StateCache,
     chain_text,
     implications,
     link_graph,
-    state_key,
 )
 
 LOOP_MAX_LINKS = 30  # nice loops and AICs: HoDoKu's tables set no length limit, and an ALS counts as several links

@@ -18,6 +18,7 @@ from typing import Iterator, Sequence
 from ltn_sudoku.board import Geometry, iter_bits
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.techniques.base import Step, Technique, make_step
+from ltn_sudoku.techniques.cache import StateCache, state_key
 from ltn_sudoku.techniques.subsets import pruned_choices, small_unions
 
 FISH_NAMES: dict[int, str] = {2: "X-Wing", 3: "Swordfish", 4: "Jellyfish"}
@@ -108,16 +109,16 @@ def _covers_with_fins(union: int, size: int, stacks: Sequence[int]) -> Iterator[
                 yield cover, inside & ~cover
 
 
-def _find_finned_fish(grid: CandidateGrid, size: int, sashimi: bool) -> list[Step]:
-    """Finned (sashimi=False) or sashimi (sashimi=True) fish of `size` base lines."""
+def _search_finned_fish(grid: CandidateGrid, size: int) -> tuple[list[Step], list[Step]]:
+    """(finned, sashimi) fish of `size` base lines: one search serves both kinds."""
     geo, k = grid.geo, grid.geo.k
-    technique = f"{'Sashimi' if sashimi else 'Finned'} {FISH_NAMES[size]}"
+    name = FISH_NAMES[size]
     stacks = [((1 << k) - 1) << (t * k) for t in range(k)]  # line indices of each band / stack
 
     def fins_fit_one_stack(union: int) -> bool:
         return any((union & ~stack).bit_count() <= size for stack in stacks)
 
-    steps: list[Step] = []
+    found: tuple[list[Step], list[Step]] = ([], [])
     for digit in range(1, grid.n + 1):
         cells = grid.digit_cells[digit]
         if not cells:
@@ -134,13 +135,23 @@ def _find_finned_fish(grid: CandidateGrid, size: int, sashimi: bool) -> list[Ste
                     fin_box = geo.unit_bits[2 * grid.n + geo.box[fins.bit_length() - 1]]
                     if fins & ~fin_box:
                         continue
-                    if any((patterns[i] & cover).bit_count() <= 1 for i in base) != sashimi:
-                        continue
                     victims = cells & _cells_of(geo, cover_offset, cover) & fin_box & ~base_cells
                     if victims:
-                        steps.append(_fish_step(grid, technique, digit, (base_offset, cover_offset), base, cover,
-                                                victims, fins))
-    return steps
+                        sashimi = any((patterns[i] & cover).bit_count() <= 1 for i in base)
+                        technique = f"{'Sashimi' if sashimi else 'Finned'} {name}"
+                        found[sashimi].append(_fish_step(grid, technique, digit, (base_offset, cover_offset), base,
+                                                         cover, victims, fins))
+    return found
+
+
+_FINNED_SEARCHES: StateCache[tuple[int, tuple[int, ...]], tuple[list[Step], list[Step]]] = StateCache(size=6)
+
+
+def _find_finned_fish(grid: CandidateGrid, size: int, sashimi: bool) -> list[Step]:
+    """Finned (sashimi=False) or sashimi (sashimi=True) fish of `size` base lines; the engine asks for both kinds on
+    the same candidates one after the other, so the search is cached per grid state."""
+    found = _FINNED_SEARCHES.get((size, state_key(grid)), lambda: _search_finned_fish(grid, size))
+    return list(found[sashimi])
 
 
 def find_x_wings(grid: CandidateGrid) -> list[Step]:

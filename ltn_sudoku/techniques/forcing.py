@@ -20,7 +20,7 @@ top1465 without search (99.8% when nets use singles only).
 
 All premises of a grid are propagated in one compiled (numba) loop; each branch's eliminations come back as a bitset,
 verities intersect them per choice. The four finders share that work through a small cache keyed by the grid state
-(links.StateCache). Steps are sorted simplest first: by the propagation depth the deduction needs, then by board
+(techniques.cache). Steps are sorted simplest first: by the propagation depth the deduction needs, then by board
 order. ``max_depth`` bounds the number of propagation levels (None: until a fixpoint), ``limit`` the number of steps
 returned. Cost grows about as (n^3)^2 (premises times grid size): milliseconds at 9x9, tens of ms at 16x16.
 """
@@ -36,7 +36,7 @@ from ltn_sudoku.board import Geometry, iter_bits
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.exact.kernel import cached_njit
 from ltn_sudoku.techniques.base import Assignment, Step, Technique, make_step
-from ltn_sudoku.techniques.links import StateCache, state_key
+from ltn_sudoku.techniques.cache import StateCache, state_key
 
 # contradiction kinds written by the kernel into info[0]
 _EMPTY_CELL, _NO_PLACE, _TWO_VALUES, _PLACED_ELIMINATED = 1, 2, 3, 4

@@ -18,18 +18,18 @@ operations per node.
 `implications(graph, premise, value)` walks from a premise ("node is true" or "node is false") through alternating
 links, true -weak-> false -strong-> true ..., layer by layer (so distances are shortest chains), and can rebuild a
 shortest lasso-free chain to any node it reached. `chain_text` writes a chain in Eureka notation. Also here, shared
-with the ALS techniques: `almost_locked_sets`, and `StateCache` / `state_key` to share work between the finders that
-look at one grid state.
+with the ALS techniques: `almost_locked_sets` (the grid-state cache the finders share lives in techniques.cache).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable, Generic, Hashable, TypeVar
+from typing import Callable
 
 from ltn_sudoku.board import Geometry, geometry, iter_bits
 from ltn_sudoku.candidates import CandidateGrid
+from ltn_sudoku.techniques.cache import StateCache, state_key
 
 DEFAULT_MAX_LINKS = 20  # longest chain searched, in links (HoDoKu restricts X- and XY-chains to 20)
 
@@ -373,33 +373,6 @@ def almost_locked_sets(grid: CandidateGrid, min_cells: int = 1, max_cells: int |
 
         extend(0, 0, 0, 0)
     return list(found.values())
-
-
-# ---- a small cache keyed by grid state: the finders of one engine pass share their graphs and searches ------------
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
-
-
-class StateCache(Generic[K, V]):
-    """The last few results keyed by a grid-state key; cheap insurance against rebuilding per finder call."""
-
-    def __init__(self, size: int = 4) -> None:
-        self.size = size
-        self._items: dict[K, V] = {}
-
-    def get(self, key: K, build: Callable[[], V]) -> V:
-        if key in self._items:
-            return self._items[key]
-        value = build()
-        if len(self._items) >= self.size:
-            del self._items[next(iter(self._items))]
-        self._items[key] = value
-        return value
-
-
-def state_key(grid: CandidateGrid) -> tuple[int, ...]:
-    """What the links of a grid depend on: its candidate masks (placed cells have mask 0)."""
-    return tuple(grid.masks)
 
 
 _GRAPHS: StateCache[tuple[bool, bool, tuple[int, ...]], LinkGraph] = StateCache()

@@ -5,21 +5,35 @@ Line format (see ../shared/data/SOURCES.md): ``:<code[-variant|-x]>:<digits>:<gr
 eliminations; a ``-x`` case passes when the finder finds nothing. HoDoKu merges some pairs of steps into one: siamese
 fish (codes 03xx1: two fish on one base), dual 2-String Kites (0404) and dual Empty Rectangles (0405). Our finders
 report the two steps apart, so such a case passes when two steps that share a pattern cell together have exactly the
-expected eliminations.
+expected eliminations. HoDoKu writes a discontinuous nice loop that places a digit as the deletion of the cell's other
+candidates (0707-1, 0710-1, 0710-3): a placement counts as exactly those deletions.
+
+`case_finder` sets the options HoDoKu's own regression tester sets for some cases: both fish of a size for siamese
+codes, two-candidate Empty Rectangles (0402-1, 0405) and ALS nodes in grouped chains (0709-2, 0710-3/4, 0711-3/4).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping, Sequence
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.paths import SHARED_DATA
-from ltn_sudoku.techniques.base import Assignment, Finder, Step
+from ltn_sudoku.techniques.base import Assignment, Finder, Step, Technique
 
 DEFAULT_PATH = SHARED_DATA / "techniques" / "hodoku_reglib-1.3.txt"
+# A siamese fish joins two fish on one base, finned or sashimi alike: its finder is both finders of that size.
+SIAMESE_PARTS: dict[str, tuple[str, str]] = {
+    "03111": ("0311", "0321"),
+    "03211": ("0311", "0321"),
+    "03121": ("0312", "0322"),
+    "03221": ("0312", "0322"),
+}
+ALS_CHAIN_VARIANTS: frozenset[tuple[str, str]] = frozenset(
+    {("0709", "2"), ("0710", "3"), ("0710", "4"), ("0711", "3"), ("0711", "4")})
 
 
 def _assignments(text: str) -> frozenset[Assignment]:
@@ -70,9 +84,18 @@ class RegCase:
             return not found
         if self.merged:
             return self._merged_pair_in(found)
-        return any(
-            frozenset(s.eliminations) == self.eliminations and frozenset(s.placements) == self.placements for s in found
-        )
+        return any(self._effects(s) == (self.eliminations, self.placements) for s in found)
+
+    def _effects(self, step: Step) -> tuple[frozenset[Assignment], frozenset[Assignment]]:
+        """(eliminations, placements) as the case writes them: when it expects deletions only, a placement stands for
+        the deletion of the cell's other candidates."""
+        if self.placements or not step.placements:
+            return frozenset(step.eliminations), frozenset(step.placements)
+        grid = self.grid()
+        deletions = set(step.eliminations)
+        for cell, digit in step.placements:
+            deletions |= {(cell, d) for d in grid.candidates(cell) if d != digit}
+        return frozenset(deletions), frozenset()
 
     def _merged_pair_in(self, steps: list[Step]) -> bool:
         """Two steps sharing a pattern cell whose eliminations together are the expected ones."""
@@ -85,6 +108,29 @@ class RegCase:
 
     def check(self, finder: Finder) -> bool:
         return self.passes(finder(self.grid()))
+
+
+def answering_techniques(techniques: Sequence[Technique]) -> dict[str, list[Technique]]:
+    """Library code -> the techniques answering it (two for a siamese fish code)."""
+    by_code = {code: [t] for t in techniques for code in t.hodoku_codes}
+    for code, parts in SIAMESE_PARTS.items():
+        if all(p in by_code for p in parts):
+            by_code[code] = [by_code[p][0] for p in parts]
+    return by_code
+
+
+def case_finder(case: RegCase, answering: Mapping[str, Sequence[Technique]]) -> Finder:
+    """The finder for a case, with the options HoDoKu's regression tester sets for it (see module docstring)."""
+    techniques = answering[case.code]
+    if len(techniques) > 1:
+        finders = [t.finder for t in techniques]
+        return lambda grid: [step for finder in finders for step in finder(grid)]
+    finder = techniques[0].finder
+    if case.code == "0405" or (case.code, case.variant) == ("0402", "1"):
+        return partial(finder, two_candidates=True)
+    if (case.code, case.variant) in ALS_CHAIN_VARIANTS:
+        return partial(finder, als=True)
+    return finder
 
 
 def parse_line(line: str, number: int = 0) -> RegCase:

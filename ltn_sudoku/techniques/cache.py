@@ -1,0 +1,36 @@
+"""A small cache keyed by grid state, so that the finders of one engine pass share their expensive searches.
+
+The engine tries finders one after another on the same candidates (e.g. Finned X-Wing, then Sashimi X-Wing; the six
+nice-loop finders; the ALS family): one search per state serves them all.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Generic, Hashable, TypeVar
+
+from ltn_sudoku.candidates import CandidateGrid
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class StateCache(Generic[K, V]):
+    """The last few results keyed by a grid-state key; cheap insurance against rebuilding per finder call."""
+
+    def __init__(self, size: int = 4) -> None:
+        self.size = size
+        self._items: dict[K, V] = {}
+
+    def get(self, key: K, build: Callable[[], V]) -> V:
+        if key in self._items:
+            return self._items[key]
+        value = build()
+        if len(self._items) >= self.size:
+            del self._items[next(iter(self._items))]
+        self._items[key] = value
+        return value
+
+
+def state_key(grid: CandidateGrid) -> tuple[int, ...]:
+    """What candidate-based searches depend on: the candidate masks (placed cells have mask 0)."""
+    return tuple(grid.masks)
