@@ -323,6 +323,34 @@ def bench_generalized(ranks: Sequence[int], limit: int | None, pure_cap: float, 
             _print(f"note: rank {rank} counts {sorted(set(counts))} (expected every puzzle unique)")
 
 
+def bench_sparse(n: int, count: int, holes: float, seed: int) -> None:
+    """Random boards with many solutions: random grids with a share of cells emptied at random, the kind of board
+    the generators label 'multiple' (heavy-tailed for depth-first search). Kernel against CaDiCaL per board."""
+    from ltn_sudoku.exact import kernel, random_solutions
+
+    kernel.warm_up()
+    puzzles = random_solutions(n, count, seed)
+    puzzles[np.random.default_rng(seed).random(puzzles.shape) < holes] = 0
+    kernel_times, sat_times, counts = [], [], []
+    for row in puzzles:
+        start = time.process_time()
+        counts.append(int(count_solutions_batch(row[None, :], 2)[0]))
+        kernel_times.append(time.process_time() - start)
+        if sat_available():
+            start = time.process_time()
+            if sat_count_fresh(Board(row.tolist(), n)) != counts[-1]:
+                _print(f"DISAGREEMENT on a random {n}x{n} board: kernel {counts[-1]}")
+            sat_times.append(time.process_time() - start)
+    _print(f"## Random {n}x{n} boards, {holes:.0%} of the cells emptied (seed {seed}), uniqueness check, "
+           f"CPU s per board: median / max / total")
+    _print()
+    _print("| boards | counts 0/1/2 | kernel | CaDiCaL (incl. model) |")
+    _print("|---:|---|---:|---:|")
+    tally = "/".join(str(counts.count(c)) for c in (0, 1, 2))
+    sat = f"{_summary(sat_times)} / {sum(sat_times):.2f}" if sat_times else "n/a"
+    _print(f"| {count} | {tally} | {_summary(kernel_times)} / {sum(kernel_times):.2f} | {sat} |")
+
+
 def bench_all(quick: bool, repeats: int, limit: int | None, pure_count: int, dlx_count: int, ranks: Sequence[int],
               generalized_limit: int | None, pure_cap: float, generalized_pure_count: int) -> None:
     """Every section, in order; `quick` trims the data to about a minute in all."""
@@ -343,6 +371,8 @@ def bench_all(quick: bool, repeats: int, limit: int | None, pure_count: int, dlx
     bench_nine(limit, pure_count, dlx_count, repeats)
     _print()
     bench_generalized(ranks, generalized_limit, pure_cap, generalized_pure_count)
+    _print()
+    bench_sparse(25, 20 if quick else 60, 0.5, seed=1)
     _print()
     _print(json.dumps({"quick": quick, "repeats": repeats, "limit": limit, "pure_count": pure_count,
                        "dlx_count": dlx_count, "ranks": list(ranks), "generalized_limit": generalized_limit,
