@@ -108,7 +108,8 @@ def test_unknown_backend_is_named() -> None:
 # ---- agreement -------------------------------------------------------------------------------------------------------
 # 16x16 keeps at least 45 % of the givens: sparser boards can send DLX, which has no box-line reduction, into
 # minutes-long dead subtrees.
-@pytest.mark.parametrize(("n", "count", "holes"), [(4, 1500, (0.3, 0.85)), (9, 800, (0.3, 0.85)), (16, 60, (0.3, 0.55))])
+@pytest.mark.parametrize(("n", "count", "holes"),
+                         [(4, 1500, (0.3, 0.85)), (9, 800, (0.3, 0.85)), (16, 60, (0.3, 0.55))])
 def test_backends_agree_on_random_boards(n: int, count: int, holes: tuple[float, float]) -> None:
     outcomes = set()
     for board in random_puzzles(n, count, seed=n, holes=holes):
@@ -171,8 +172,8 @@ def test_generalized_puzzles_have_one_solution(rank: int) -> None:
 
 # ---- batch API -------------------------------------------------------------------------------------------------------
 def test_batch_shapes_and_types() -> None:
-    puzzles = np.array([Board.from_string(SEED_9).values, [0] * 81, Board.empty(9).with_values([(0, 1), (1, 1)]).values],
-                       dtype=np.int8)
+    clash = Board.empty(9).with_values([(0, 1), (1, 1)])
+    puzzles = np.array([Board.from_string(SEED_9).values, [0] * 81, clash.values], dtype=np.int8)
     counts, firsts = solve_batch(puzzles)
     assert counts.dtype == np.int64 and counts.tolist() == [1, 2, 0]
     assert firsts.shape == (3, 81) and np.issubdtype(firsts.dtype, np.integer)
@@ -233,7 +234,7 @@ def test_units_of_the_geometry_match_the_board_model() -> None:
         assert [tuple(u) for u in cell_units.tolist()] == list(g.units_of_cell)
 
 
-# ---- the full 17-clue set ---------------------------------------------------------------------------------------------
+# ---- the full 17-clue set --------------------------------------------------------------------------------------------
 @pytest.mark.slow
 def test_kernel_agrees_with_python_search_on_all_17_clue_puzzles() -> None:
     boards = read_boards(shared_file("9x9/17clue_49158.txt"))

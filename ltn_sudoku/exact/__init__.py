@@ -51,7 +51,7 @@ def count_solutions_batch(puzzles: np.ndarray, limit: int = 2) -> np.ndarray:
 
 
 def solve_batch(puzzles: np.ndarray, limit: int = 2) -> tuple[np.ndarray, np.ndarray]:
-    """(counts, first solutions): counts as count_solutions_batch, solutions (m, n*n) int32 with zero rows where none."""
+    """(counts, first solutions): counts as count_solutions_batch, solutions (m, n*n) int32, zero rows where none."""
     return _backend("kernel").solve_batch(puzzles, limit)
 
 

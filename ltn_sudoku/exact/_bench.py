@@ -1,4 +1,4 @@
-"""Benchmark of the exact backends against python-sat's CaDiCaL, shared by scripts/bench_exact.py and `ltn-sudoku bench`.
+"""Benchmark of the exact backends against python-sat's CaDiCaL (scripts/bench_exact.py and `ltn-sudoku bench`).
 
 Every figure is CPU time (time.process_time: the machine is shared and noisy) and every backend is compared with the
 CaDiCaL baseline measured in the same run. A uniqueness check means counting solutions up to 2.
@@ -198,7 +198,7 @@ def run_pure(backend: str, boards: Sequence[Board]) -> Run:
     return Run(backend, len(boards), time.process_time() - start, counts)
 
 
-# ---- sections ----------------------------------------------------------------------------------------------------------
+# ---- sections --------------------------------------------------------------------------------------------------------
 def compile_times() -> dict[str, float]:
     """CPU seconds of the first kernel calls in a fresh process with an empty cache, then again with that cache."""
     probe = ("import time, numpy as np; t0 = time.process_time(); from ltn_sudoku.exact import kernel; "

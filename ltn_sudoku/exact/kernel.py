@@ -75,7 +75,7 @@ def cached_njit(func: Callable[..., Any] | None = None, **options: Any) -> Any:
         return njit(**options)(func)
 
 
-# ---- geometry ----------------------------------------------------------------------------------------------------------
+# ---- geometry --------------------------------------------------------------------------------------------------------
 @cached_njit
 def _box_side(n: int) -> int:
     k = 1
@@ -122,7 +122,7 @@ def _tables(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return units, peers, cell_units, full
 
 
-# ---- state and elementary moves ----------------------------------------------------------------------------------------
+# ---- state and elementary moves --------------------------------------------------------------------------------------
 # One search node: cand (cells, W) uint64 candidate bitsets (an assigned cell keeps only its digit's bit), count
 # (cells,) candidates per cell, value (cells,) 0 or the assigned digit. Work arrays beside it: flags (3n,) per unit,
 # _SWEEP = look for hidden singles again, _LOCK = look for locked candidates again (set when a cell of the unit
@@ -206,7 +206,7 @@ def _digit_at(cand: np.ndarray, cell: int, skip: int) -> int:
     return -1
 
 
-# ---- propagation -------------------------------------------------------------------------------------------------------
+# ---- propagation -----------------------------------------------------------------------------------------------------
 @cached_njit
 def _hidden_singles(cand: np.ndarray, count: np.ndarray, value: np.ndarray, flags: np.ndarray, queue: np.ndarray,
                     meta: np.ndarray, weight: np.ndarray, units: np.ndarray, peers: np.ndarray,
@@ -325,7 +325,7 @@ def _propagate(cand: np.ndarray, count: np.ndarray, value: np.ndarray, flags: np
             return True
 
 
-# ---- search ------------------------------------------------------------------------------------------------------------
+# ---- search ----------------------------------------------------------------------------------------------------------
 @cached_njit(inline="always")
 def _next_random(rng: np.ndarray) -> np.uint64:
     """splitmix64 step: the kernel's own generator, so results depend on the seed only."""
@@ -439,7 +439,8 @@ def _search(grid: np.ndarray, limit: int, found: np.ndarray, rng: np.ndarray, sc
     meta[:] = 0
     ok = True
     for c in range(cells):
-        if grid[c] != 0 and not _assign(cand, count, value, flags, queue, meta, weight, peers, cell_units, c, grid[c] - 1):
+        if grid[c] != 0 and not _assign(cand, count, value, flags, queue, meta, weight, peers, cell_units, c,
+                                        grid[c] - 1):
             ok = False
             break
     if ok:
@@ -493,7 +494,8 @@ def _search(grid: np.ndarray, limit: int, found: np.ndarray, rng: np.ndarray, sc
             flags[:] = 0
             meta[_ASSIGNED] = saved_assigned[depth]
             meta[_QUEUED] = 0
-            ok = _eliminate(cand, count, flags, queue, meta, weight, cell_units, choice[depth, 0], choice[depth, 1]) and \
+            ok = _eliminate(cand, count, flags, queue, meta, weight, cell_units, choice[depth, 0],
+                            choice[depth, 1]) and \
                 _propagate(cand, count, value, flags, queue, meta, weight, units, peers, cell_units, full, k)
     return total
 
