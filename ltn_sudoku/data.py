@@ -29,6 +29,8 @@ IMPOSSIBLE = CLASS_INDEX["open_impossible"]
 CLOSED_VALID = CLASS_INDEX["closed_valid"]
 CLOSED_INVALID = CLASS_INDEX["closed_invalid"]
 SINGLES: tuple[str, ...] = ("Full House", "Naked Single", "Hidden Single")
+AFTER_SINGLES = "after_singles"  # kind of a solving state where every single has been placed
+PARTLY_FILLED = "partly_filled"
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,11 @@ class BoardSet:
         for label in labels:
             mask |= self.labels == label
         return self.select(mask)
+
+    def practice_mask(self) -> torch.Tensor:
+        """Solvable boards the solver practises on: puzzles as given and partly filled, not stuck states."""
+        not_stuck = torch.tensor([kind != AFTER_SINGLES for kind in self.kinds], dtype=torch.bool)
+        return (self.labels == SOLVABLE) & not_stuck.to(self.labels.device)
 
     def batches(self, size: int, generator: torch.Generator | None = None) -> Iterator[BoardSet]:
         """Consecutive batches, shuffled when a generator is given."""
@@ -139,12 +146,12 @@ def solving_states(puzzles: BoardSet, seed: int) -> BoardSet:
             final = engine.solve(board).final
             if final is not None and not final.is_closed:
                 rows[i] = torch.tensor(final.values)
-                kinds[i] = "after_singles"
+                kinds[i] = AFTER_SINGLES
         elif share == 2 and bool((solution > 0).all()):
             empty = (rows[i] == 0).nonzero().flatten().numpy()
             fill = rng.choice(empty, size=int(rng.integers(0, max(1, len(empty) - 1))), replace=False)
             rows[i, fill] = solution[fill]
-            kinds[i] = "partly_filled"
+            kinds[i] = PARTLY_FILLED
     return BoardSet(puzzles.n, rows, puzzles.solutions, puzzles.labels, tuple(kinds), puzzles.techniques)
 
 

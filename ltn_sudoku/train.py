@@ -9,6 +9,7 @@ the run's hparams for the HParams tab).
 from __future__ import annotations
 
 import json
+import logging
 import math
 import time
 from dataclasses import dataclass
@@ -32,6 +33,8 @@ from ltn_sudoku.logic.objective import objective
 from ltn_sudoku.logic.operators import Operators, build_operators
 from ltn_sudoku.logic.runtime import configure_torch, run_directory
 
+LOG = logging.getLogger(__name__)
+LR_SCHEDULES: tuple[str, ...] = ("constant", "cosine")
 MONITORS: tuple[str, ...] = ("val/score", "val/solve/board_accuracy", "val/has_solution/accuracy",
                              "val/heuristics/macro_f1", "val/loss")
 
@@ -76,7 +79,7 @@ def validate(model: LtnSudoku, ops: Operators, splits: Splits) -> dict[str, floa
     model.eval()
     assess.calibrate(model, ops, splits.val_closed, splits.val_open)
     solvable = splits.val_open.of_class(data.SOLVABLE)
-    metrics = assess.solving(model, solvable)
+    metrics = assess.solving(model, splits.val_open.select(splits.val_open.practice_mask()))
     metrics.update(assess.binary_metrics("is_correct", *assess.is_correct_scores(model, ops, splits.val_closed),
                                          float(model.is_correct_threshold)))
     metrics.update(assess.binary_metrics("has_solution", *assess.has_solution_scores(model, ops, splits.val_open),
@@ -109,6 +112,30 @@ def _hparams(cfg: DictConfig) -> dict[str, Any]:
     return flat
 
 
+def build_optimizer(model: LtnSudoku, cfg: DictConfig) -> torch.optim.Optimizer:
+    """Adam; recommendsHeuristic's heads learn at train.heuristic_lr (their max over pattern instances moves one
+    instance per board, and at the solver's rate some heads stay at their base rate)."""
+    heads = list(model.recommends.parameters())
+    head_ids = {id(p) for p in heads}
+    rest = [p for p in model.parameters() if id(p) not in head_ids]
+    lr = float(cfg.train.lr)
+    return torch.optim.Adam([{"params": rest, "lr": lr},
+                             {"params": heads, "lr": float(cfg.train.get("heuristic_lr", lr))}])
+
+
+def lr_scheduler(optimizer: torch.optim.Optimizer, cfg: DictConfig, batches_per_epoch: int
+                 ) -> torch.optim.lr_scheduler.LRScheduler:
+    """Per-batch learning rate: constant, or cosine decay to zero over train.epochs (late updates stop the
+    solver's board accuracy from swinging between epochs)."""
+    name = str(cfg.train.get("lr_schedule", "constant"))
+    if name not in LR_SCHEDULES:
+        raise ValueError(f"train.lr_schedule={name!r}: expected one of {', '.join(LR_SCHEDULES)}")
+    total = max(1, int(cfg.train.epochs) * batches_per_epoch)
+    if name == "constant":
+        return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda _: 1.0)
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda i: 0.5 * (1 + math.cos(math.pi * min(i, total) / total)))
+
+
 def train(cfg: DictConfig) -> dict[str, float]:
     """Train one model as configured; returns (and writes to metrics.json) the final metrics."""
     configure_torch(cfg)
@@ -116,22 +143,27 @@ def train(cfg: DictConfig) -> dict[str, float]:
     model_config = ModelConfig.from_cfg(cfg.model)
     model = LtnSudoku(model_config).to(cfg.device_resolved)
     base_ops = build_operators(cfg.logic)
-    optimizer = torch.optim.Adam(model.parameters(), lr=float(cfg.train.lr))
+    optimizer = build_optimizer(model, cfg)
     monitor = str(cfg.train.monitor)
     if monitor not in MONITORS:
         raise ValueError(f"train.monitor={monitor!r}: expected one of {', '.join(MONITORS)}")
     higher_is_better = monitor != "val/loss"
     start_epoch, best, stale, seen, elapsed = 0, -math.inf, 0, 0, 0.0
+    scheduler_state = None
     if cfg.train.resume:
         state = load_checkpoint(cfg.train.resume, model_config.size)
         model.load_state_dict(state["state_dict"])
         extra = state["extra"]
         optimizer.load_state_dict(extra["optimizer"])
+        scheduler_state = extra.get("scheduler")
         start_epoch, best, stale = int(extra["epoch"]) + 1, float(extra["best"]), int(extra["stale"])
         seen, elapsed = int(extra["boards_seen"]), float(extra["train_seconds"])
     splits = build_splits(cfg, model_config)
     splits = Splits(splits.train.to(cfg.device_resolved), splits.val_open.to(cfg.device_resolved),
                     splits.val_closed.to(cfg.device_resolved))
+    scheduler = lr_scheduler(optimizer, cfg, math.ceil(len(splits.train) / int(cfg.train.batch_size)))
+    if scheduler_state is not None:
+        scheduler.load_state_dict(scheduler_state)
     resolved = OmegaConf.to_container(cfg, resolve=True)
     writer = SummaryWriter(str(run_dir / "tb"))
     shuffle = torch.Generator().manual_seed(int(cfg.seed))
@@ -153,6 +185,8 @@ def train(cfg: DictConfig) -> dict[str, float]:
                 optimizer.step()
             else:
                 writer.add_scalar("train/nonfinite_batches", 1, seen)
+            writer.add_scalar("train/lr", optimizer.param_groups[0]["lr"], seen)
+            scheduler.step()
             seen += len(batch)
             bar.set_postfix(loss=f"{result.loss.item():.4f}")
             writer.add_scalar("train/loss", result.loss.item(), seen)
@@ -164,18 +198,23 @@ def train(cfg: DictConfig) -> dict[str, float]:
                         "train/boards_per_cpu_second": seen / max(elapsed, 1e-9)})
         for name, value in metrics.items():
             writer.add_scalar(name, value, seen)
-        writer.add_scalar("train/lr", optimizer.param_groups[0]["lr"], seen)
         writer.add_scalar("logic/p_forall", ops.p_forall, seen)
         writer.add_scalar("logic/p_exists", ops.p_exists, seen)
         value = metrics[monitor] if higher_is_better else -metrics[monitor]
         improved = value > best
         best, stale = (value, 0) if improved else (best, stale + 1)
         extra = _checkpoint_extra(model, epoch=epoch, best=best, stale=stale, boards_seen=seen,
-                                  train_seconds=elapsed, optimizer=optimizer.state_dict(), metrics=metrics)
+                                  train_seconds=elapsed, optimizer=optimizer.state_dict(),
+                                  scheduler=scheduler.state_dict(), metrics=metrics)
         save_checkpoint(run_dir / "last.pt", model_config.size, resolved, model.state_dict(), extra)
         if improved:
             save_checkpoint(run_dir / "best.pt", model_config.size, resolved, model.state_dict(),
                             _checkpoint_extra(model, epoch=epoch, metrics=metrics))
+        LOG.info("epoch %d/%d: loss %.4f, solved %.4f, hasSolution %.4f, isCorrect %.4f, heuristics F1 %s, "
+                 "%.0f boards/CPU s%s", epoch + 1, int(cfg.train.epochs), metrics["val/loss"],
+                 metrics["val/solve/board_accuracy"], metrics["val/has_solution/accuracy"],
+                 metrics["val/is_correct/accuracy"], f"{metrics.get('val/heuristics/macro_f1', float('nan')):.4f}",
+                 metrics["train/boards_per_cpu_second"], " (best)" if improved else "")
         if stale > int(cfg.train.patience):
             break
     metrics["train/best_" + monitor.replace("/", "_")] = best if higher_is_better else -best

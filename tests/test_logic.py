@@ -19,8 +19,8 @@ from ltn_sudoku.logic.axioms import (CONSTRAINT_AXIOMS, RULE_AXIOMS, board_satis
                                      is_possible, naked_single_definition, no_solution, rule_axioms)
 from ltn_sudoku.logic.grounding import Grounding, TablePredicate, encode_boards, index_variable, one_hot_givens
 from ltn_sudoku.logic.labels import resolve_techniques, technique_labels
-from ltn_sudoku.logic.model import HasValueConfig, HasValueNet
-from ltn_sudoku.logic.operators import FAMILIES, AggregMax, build_operators
+from ltn_sudoku.logic.model import INSTANCE_TYPES, HasValueConfig, HasValueNet, RecommendsHeuristicNet
+from ltn_sudoku.logic.operators import FAMILIES, AggregLogProduct, AggregMax, build_operators
 
 VALID_4 = Board.from_string("1234341221434321")
 VALID_9 = Board.from_string(
@@ -228,3 +228,44 @@ def test_has_value_treats_boards_independently_and_digits_alike() -> None:
         relabel = torch.tensor([0, *perm])
         permuted = net(one_hot_givens(relabel[values], 4))[-1]
         assert torch.allclose(permuted[..., [p - 1 for p in perm]], together, atol=1e-5)
+
+
+def test_clamping_keeps_sure_cells_and_never_touches_givens() -> None:
+    boards = _mixed_boards(4)[:8]
+    x = one_hot_givens(encode_boards(boards, 4), 4)
+    net = _net()
+    plain = net(x, 4)
+    assert torch.equal(net(x, 4, clamp_every=2, clamp_threshold=1.0)[-1], plain[-1])  # nothing is ever that sure
+    clamped = net(x, 6, clamp_every=2, clamp_threshold=0.0)  # everything is: all cells fixed after step 2
+    filled = x.sum(-1) > 0
+    assert torch.equal(clamped[-1][filled], x[filled])
+    assert torch.equal(clamped[-1], clamped[1]) and set(clamped[-1].unique().tolist()) <= {0.0, 1.0}
+
+
+def test_log_product_forall_is_the_geometric_mean_and_learns_from_confident_errors() -> None:
+    ops = build_operators({"family": "stable_product", "p_forall": 1, "p_exists": 1})
+    truths = torch.tensor([0.9, 0.5, 0.2])
+    assert torch.allclose(AggregLogProduct()(truths, dim=0), truths.prod() ** (1 / 3))
+    mask = torch.tensor([True, False, True])
+    assert torch.allclose(AggregLogProduct()(truths, dim=0, mask=mask), torch.tensor((0.9 * 0.2) ** 0.5))
+    assert ops.labelled_op is not None
+    assert build_operators({"family": "goedel", "labelled_forall": "family"}).labelled_op is None
+    with pytest.raises(ValueError, match="labelled_forall"):
+        build_operators({"family": "goedel", "labelled_forall": "nonsense"})
+    # facts labelled false: one confidently wrong (logit 8), one right (logit -8)
+    logits = torch.tensor([8.0, -8.0], requires_grad=True)
+    (1 - AggregLogProduct()(1 - torch.sigmoid(logits), dim=0)).backward()
+    wrong, right = logits.grad.abs().tolist()
+    assert wrong > 1000 * right  # the error gets the gradient; a mean of truths gives both the same tiny slope
+    logits.grad = None
+    (1 - (1 - torch.sigmoid(logits)).mean()).backward()
+    assert torch.allclose(logits.grad.abs()[0], logits.grad.abs()[1])
+
+
+def test_each_technique_reads_the_instances_of_its_pattern() -> None:
+    names = ["Naked Single", "Locked Candidates Type 1 (Pointing)", "Naked Pair", "Some Future Technique"]
+    net = RecommendsHeuristicNet(Grounding(4), names, hidden=4)
+    assert [tuple(INSTANCE_TYPES[t] for t in types) for types in net.types] == [
+        ("cell",), ("intersection",), ("cell_pair",), INSTANCE_TYPES]
+    truths = net(one_hot_givens(encode_boards(_mixed_boards(4)[:5], 4), 4))
+    assert truths.shape == (5, 4) and bool(((truths > 0) & (truths < 1)).all())

@@ -14,6 +14,7 @@ from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
 from ltn_sudoku.board import Board
+from ltn_sudoku.cli import build_parser, run_command
 from ltn_sudoku.evaluate import evaluate
 from ltn_sudoku.logic.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.predict import LtnPredictor
@@ -132,3 +133,52 @@ def test_two_job_sweep_and_its_table(tmp_path: Path) -> None:
     assert sorted(frame["logic.family"]) == ["goedel", "stable_product"]
     assert "val/solve/board_accuracy" in frame.columns
     assert (tmp_path / "plot.png").stat().st_size > 0
+
+
+# ---- classify-board with the LTN beside the symbolic answers ---------------------------------------------------------
+def classify_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict], str]:
+    status = run_command(build_parser().parse_args(["classify", "--json", *argv]))
+    out, err = capsys.readouterr()
+    return status, [json.loads(line) for line in out.splitlines() if line.strip()], err
+
+
+def test_classify_shows_the_ltn_answers(trained: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    boards = tmp_path / "boards.txt"
+    boards.write_text("1.34342.2143432.\n1234341221434321\n1234123412341234\n")
+    status, (open_board, valid, invalid), _ = classify_json(
+        capsys, str(boards), "--checkpoint", str(trained / "best.pt"), "--no-heuristics")
+    assert status == 0
+    ltn = open_board["ltn"]
+    assert ltn["available"] and ltn["checkpoint"].endswith("best.pt")
+    assert ltn["isCorrect"] is None and set(ltn["hasSolution"]) == {"truth", "decision"}
+    assert {(m["row"], m["col"], m["digit"]) for m in ltn["moves"]} == {
+        (m["row"], m["col"], m["digit"]) for m in open_board["moves"]}
+    assert set(ltn["recommendsHeuristic"]) == {"Naked Single", "Hidden Single", "Naked Pair"}
+    for closed in (valid, invalid):
+        assert closed["ltn"]["hasSolution"] is None and isinstance(closed["ltn"]["isCorrect"]["decision"], bool)
+    assert run_command(build_parser().parse_args(
+        ["classify", str(boards), "--checkpoint", str(trained / "best.pt"), "--no-heuristics"])) == 0
+    text_out = capsys.readouterr().out
+    assert text_out.count("LTN model:") == 3 and "hasSolution:" in text_out and "isCorrect:" in text_out
+
+
+def test_classify_without_ltn_or_without_a_model(trained: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, (report,), _ = classify_json(capsys, "--board", "1.34342.2143432.", "--no-ltn", "--no-heuristics")
+    assert status == 0 and "ltn" not in report
+    pattern_16 = "".join(f"{(4 * (r % 4) + r // 4 + c) % 16 + 1:02d}" for r in range(16) for c in range(16))
+    status, (report,), _ = classify_json(capsys, "--board", pattern_16, "--no-heuristics")
+    assert status == 0 and report["ltn"]["available"] is False and "16x16" in report["ltn"]["reason"]
+    seed_9 = "2.14.....4...7358..5....6....9.2.8.1.23.1..5...8354..97..28.....15..93.6.6....74."
+    status, (report,), _ = classify_json(capsys, "--board", seed_9, "--no-heuristics",
+                                         "--checkpoint", str(trained / "best.pt"))
+    assert status == 0 and report["ltn"]["available"] is False and "4x4 model" in report["ltn"]["reason"]
+
+
+def test_classify_with_a_broken_checkpoint_exits_2(trained: Path, capsys: pytest.CaptureFixture[str],
+                                                   tmp_path: Path) -> None:
+    broken = tmp_path / "broken.pt"
+    broken.write_bytes((trained / "best.pt").read_bytes()[:300])
+    status = run_command(build_parser().parse_args(["classify", "--board", "1.34342.2143432.", "--checkpoint",
+                                                    str(broken)]))
+    out, err = capsys.readouterr()
+    assert status == 2 and out == "" and "not a readable checkpoint" in err and "Traceback" not in err

@@ -117,8 +117,9 @@ def class_axioms(ops: Operators, truth: torch.Tensor, positive: torch.Tensor) ->
     b = index_variable("b", torch.arange(truth.shape[0], device=truth.device))
     predicate = TablePredicate(truth)
     is_positive = positive.bool()
-    pos = ops.forall([b], predicate(b), cond_vars=[b], cond_fn=lambda x: is_positive[x.value.reshape(-1)])
-    neg = ops.forall([b], ops.Not(predicate(b)), cond_vars=[b], cond_fn=lambda x: ~is_positive[x.value.reshape(-1)])
+    pos = ops.forall_labelled([b], predicate(b), cond_vars=[b], cond_fn=lambda x: is_positive[x.value.reshape(-1)])
+    neg = ops.forall_labelled([b], ops.Not(predicate(b)), cond_vars=[b],
+                              cond_fn=lambda x: ~is_positive[x.value.reshape(-1)])
     return pos.value.float(), neg.value.float()
 
 
@@ -132,8 +133,8 @@ def technique_axioms(ops: Operators, truth: torch.Tensor, labels: torch.Tensor) 
     def where(positive: bool) -> Callable[[LTNObject, LTNObject], torch.Tensor]:
         return lambda x, y: applies[x.value.reshape(-1), y.value.reshape(-1)] == positive
 
-    pos = ops.forall([b, h], recommends(b, h), cond_vars=[b, h], cond_fn=where(True))
-    neg = ops.forall([b, h], ops.Not(recommends(b, h)), cond_vars=[b, h], cond_fn=where(False))
+    pos = ops.forall_labelled([b, h], recommends(b, h), cond_vars=[b, h], cond_fn=where(True))
+    neg = ops.forall_labelled([b, h], ops.Not(recommends(b, h)), cond_vars=[b, h], cond_fn=where(False))
     return pos.value.float(), neg.value.float()
 
 

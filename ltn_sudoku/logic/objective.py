@@ -1,7 +1,8 @@
 """The training objective: loss = 1 − SatAgg of the knowledge base grounded on one batch of labelled boards.
 
 - The rule axioms hold for hasValue on the solvable boards (rules only: no solution is read unless the supervised
-  switch is on), grounded on the refinement steps listed by `kb_steps` (the last step always).
+  switch is on), grounded on the refinement steps listed by `kb_steps` (the last step always). States where every
+  single has been placed are left to recommendsHeuristic: the solver practises on puzzles as given and partly filled.
 - hasSolution's labelled axioms read the solver's result detached, so they never teach hasValue anything: the solver
   is trained on the rules alone.
 - recommendsHeuristic's labelled axioms and the seed's definitions of Naked / Hidden Single.
@@ -44,19 +45,20 @@ def objective(model: LtnSudoku, ops: Operators, batch: BoardSet, supervised: boo
     g = model.grounding
     givens = one_hot_givens(batch.puzzles, g.n)
     solvable = batch.labels == SOLVABLE
+    practice = batch.practice_mask()
     assignments = model.has_value(givens)
     formulas: dict[str, torch.Tensor] = {}
     report: dict[str, float] = {}
     steps = kb_steps(len(assignments), model.config.kb_every)
-    if solvable.any():
+    if practice.any():
         for step in steps:
-            sats = satisfaction(ops, rule_axioms(g, ops, assignments[step][solvable], givens[solvable]))
+            sats = satisfaction(ops, rule_axioms(g, ops, assignments[step][practice], givens[practice]))
             for name, value in sats.items():
                 if name not in UNTRAINED_AXIOMS:
                     formulas[f"{name}@{step + 1}"] = value
                 if step == steps[-1]:
                     report[name] = float(value.detach())
-        known = solvable & (batch.solutions > 0).all(-1)
+        known = practice & (batch.solutions > 0).all(-1)
         if supervised and known.any():
             truth = supervised_axiom(g, ops, assignments[-1][known], one_hot_givens(batch.solutions[known], g.n))
             formulas["supervised"] = satisfaction(ops, {"supervised": truth})["supervised"]

@@ -31,6 +31,30 @@ class AggregMax(ltn.fuzzy_ops.AggregationOperator):
         return torch.amax(xs, dim=dim, keepdim=keepdim)
 
 
+class AggregLogProduct(ltn.fuzzy_ops.AggregationOperator):
+    """∀ as the geometric mean, exp(mean log x): the product t-norm's ∀ normalised by the count (the log-product
+    aggregator of van Krieken et al., "Analyzing differentiable fuzzy logic operators", 2022). Its gradient on a
+    sigmoid truth never vanishes when the truth is confidently wrong, unlike a mean of truths, so labelled facts are
+    learned from any start (it is the cross-entropy of the labels). Masked-out values are left out."""
+
+    eps = 1e-6
+
+    def __repr__(self) -> str:
+        return "AggregLogProduct()"
+
+    def __call__(self, xs: torch.Tensor, dim: Any = None, keepdim: bool = False,
+                 mask: torch.Tensor | None = None) -> torch.Tensor:
+        logs = torch.log(xs.clamp(min=self.eps))
+        if mask is not None:
+            ltn.fuzzy_ops.check_mask(mask, xs)
+            logs = torch.where(mask, logs, torch.full_like(logs, float("nan")))
+        mean = torch.nanmean(logs, dim=dim, keepdim=keepdim)
+        return torch.exp(torch.nan_to_num(mean, nan=0.0))  # nothing left to check: true
+
+
+LABELLED_FORALLS: tuple[str, ...] = ("log_product", "family")
+
+
 @dataclass(frozen=True)
 class PSchedule:
     """Linear ramp of the quantifiers' p from the config's start values to these end values over `epochs` epochs."""
@@ -61,6 +85,7 @@ class Operators:
     p_exists: float
     p_start: tuple[float, float]
     schedule: PSchedule | None = None
+    labelled_op: ltn.fuzzy_ops.AggregationOperator | None = None
 
     @property
     def uses_p(self) -> bool:
@@ -71,6 +96,13 @@ class Operators:
         """∀ variables: formula (optionally guarded: cond_vars=..., cond_fn=...)."""
         q = ltn.Quantifier(self.forall_op, "f")
         return q(list(variables), formula, **guard, **({"p": self.p_forall} if self.uses_p else {}))
+
+    def forall_labelled(self, variables: Sequence[ltn.Variable], formula: LTNObject, **guard: Any) -> LTNObject:
+        """∀ over labelled facts (hasSolution's classes, recommendsHeuristic's techniques): the log-product
+        aggregator unless `logic.labelled_forall: family` asks for the family's own ∀."""
+        if self.labelled_op is None:
+            return self.forall(variables, formula, **guard)
+        return ltn.Quantifier(self.labelled_op, "f")(list(variables), formula, **guard)
 
     def exists(self, variables: Sequence[ltn.Variable], formula: LTNObject, **guard: Any) -> LTNObject:
         """∃ variables: formula."""
@@ -115,6 +147,9 @@ def build_operators(cfg: Mapping[str, Any]) -> Operators:
     else:
         raise ValueError(f"unknown logic family {family!r}: expected one of {', '.join(FAMILIES)}")
     implies_op = ops["Implies"]
+    labelled = str(cfg.get("labelled_forall", "log_product"))
+    if labelled not in LABELLED_FORALLS:
+        raise ValueError(f"logic.labelled_forall={labelled!r}: expected one of {', '.join(LABELLED_FORALLS)}")
     schedule_cfg = cfg.get("schedule")
     schedule = None
     if schedule_cfg:
@@ -126,7 +161,8 @@ def build_operators(cfg: Mapping[str, Any]) -> Operators:
         Not=ltn.Connective(ltn.fuzzy_ops.NotStandard()),
         Equiv=ltn.Connective(ltn.fuzzy_ops.Equiv(and_op, implies_op)),
         forall_op=ops["forall_op"], exists_op=ops["exists_op"],
-        p_forall=p_forall, p_exists=p_exists, p_start=(p_forall, p_exists), schedule=schedule)
+        p_forall=p_forall, p_exists=p_exists, p_start=(p_forall, p_exists), schedule=schedule,
+        labelled_op=AggregLogProduct() if labelled == "log_product" else None)
 
 
 def _check_truth_values(*values: torch.Tensor) -> None:

@@ -126,3 +126,37 @@ class LtnPredictor:
                              "decision": bool(dead[k] > 1 - threshold_solution)},
             })
         return answers
+
+
+class LtnSection:
+    """The LTN's answer as a classify Report section: JSON key `ltn`, and readable lines beside the symbolic ones."""
+
+    title = "LTN model"
+
+    def __init__(self, answer: dict[str, Any], size: int) -> None:
+        self.answer = answer
+        self.size = size
+
+    def as_dict(self) -> dict[str, object]:
+        return {"ltn": self.answer}
+
+    def describe(self) -> list[str]:
+        a = self.answer
+        if not a.get("available"):
+            return [str(a.get("reason", "not available"))]
+        lines = [f"checkpoint: {a['checkpoint']}"]
+        for key, label in (("isCorrect", "isCorrect"), ("hasSolution", "hasSolution")):
+            if a.get(key) is not None:
+                lines.append(f"{label}: {'yes' if a[key]['decision'] else 'no'} (truth {a[key]['truth']:.3f})")
+        if a.get("solution") is not None:
+            state = "a solution" if a["solution"]["valid"] else "not a solution"
+            lines.append(f"hasValue after refinement: {a['solution']['board']} ({state})")
+        dead = [f"r{m['row'] + 1}c{m['col'] + 1}={m['digit']}" for m in a.get("moves", [])
+                if m["dead_end"]["decision"]]
+        if a.get("moves"):
+            lines.append(f"moves: {len(a['moves'])}, predicted dead ends: {len(dead)}"
+                         + (f" ({', '.join(dead[:12])}{', ...' if len(dead) > 12 else ''})" if dead else ""))
+        if a.get("recommendsHeuristic"):
+            chosen = [name for name, t in a["recommendsHeuristic"].items() if t["decision"]]
+            lines.append(f"recommendsHeuristic: {', '.join(chosen) if chosen else 'none'}")
+        return lines
