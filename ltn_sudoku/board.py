@@ -145,7 +145,8 @@ class Conflict:
 
     def describe(self) -> str:
         g = geometry(self.n)
-        return f"digit {self.digit} appears {len(self.cells)} times in {g.unit_kind(self.unit)} {self.unit_index + 1}: {g.cells_name(self.cells)}"
+        return (f"digit {self.digit} appears {len(self.cells)} times in {g.unit_kind(self.unit)} "
+                f"{self.unit_index + 1}: {g.cells_name(self.cells)}")
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready, 0-based."""

@@ -5,8 +5,8 @@
   every basic-rule move (cell, digit) with whether it leads to a dead end, and the seed's obvious "no solution" reason.
 - Q3, open board: the techniques that apply now, a ranked recommendation, the explained solving path, level and score
   (ltn_sudoku.heuristics).
-Further answers (Q3's techniques, the LTN's predictions) join a Report as sections: objects with ``as_dict()`` (top-level
-JSON keys) and ``describe()`` (readable lines), so adding one changes neither Report nor its renderers.
+Further answers (Q3's techniques, the LTN's predictions) join a Report as sections: objects with ``as_dict()``
+(top-level JSON keys) and ``describe()`` (readable lines), so adding one changes neither Report nor its renderers.
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ def bench_classes(repeat: int, divisor: int) -> None:
 
 
 def bench_mixed(count: int, python_count: int) -> None:
-    print(f"\nmixed 9x9 set (four classes, kinds mixed):")
+    print("\nmixed 9x9 set (four classes, kinds mixed):")
     py = cpu_seconds(lambda s: generate_mixed(9, python_count, s, backend="python"), 1)
     print(f"  python path, {python_count:,} boards: {py:.1f} s CPU ({python_count / py:,.0f} boards/s)", flush=True)
     one = cpu_seconds(lambda s: generate_mixed(9, count, s), 1)

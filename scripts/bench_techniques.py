@@ -10,8 +10,8 @@ Each subcommand is one part of the issue's Measure section; --limit N runs a qui
     levels     our level/score against HoDoKu 2.2's ratings (confusion table, agreement, correlation), CPU time per
                puzzle and the MemoryTracker's time share per finder
     hodoku     CPU seconds per puzzle of our engine and of hodoku-py on the same puzzles in this run, solve rates
-    sat        SAT effort (python-sat) without extra clauses and with the unit clauses of singles / of the basic families
-               path / of the engine path
+    sat        SAT effort (python-sat) without extra clauses and with the unit clauses of singles / of the basic
+               families path / of the engine path
 
     .venv/bin/python scripts/bench_techniques.py soundness --corpora top1465 qqwing_expert [--limit 50] [--save F.json]
     .venv/bin/python scripts/bench_techniques.py merge F1.json F2.json      # one soundness table of several runs

@@ -3,8 +3,8 @@
     .venv/bin/python scripts/make_samples.py [--data-dir data]
 
 data/samples/<n>x<n>_<class>.csv: labelled boards (ltn_sudoku.generate.write_csv columns), kinds mixed in equal shares,
-unique=False (open_solvable mixes unique and multiple-solution puzzles). data/kaggle_sample_9x9.csv: unique-solution 9x9 puzzles
-with 30-36 givens in the Kaggle format (quizzes,solutions; 0 = empty), like the Kaggle 1M set.
+unique=False (open_solvable mixes unique and multiple-solution puzzles). data/kaggle_sample_9x9.csv: unique-solution 9x9
+puzzles with 30-36 givens in the Kaggle format (quizzes,solutions; 0 = empty), like the Kaggle 1M set.
 """
 
 from __future__ import annotations

@@ -85,7 +85,8 @@ def states_from_puzzle(puzzle: Board, solution: Board, rng: random.Random, count
     return grids
 
 
-def walk_sound(puzzle: Board, finders: Sequence[Finder], solution: Board | None = None, max_steps: int = 2000) -> tuple[CandidateGrid, dict[str, int]]:
+def walk_sound(puzzle: Board, finders: Sequence[Finder], solution: Board | None = None,
+               max_steps: int = 2000) -> tuple[CandidateGrid, dict[str, int]]:
     """Apply the first step of the first finder that fires, until none fires; check every step found.
 
     Returns the final grid and how many steps each technique produced (checked) along the way.
@@ -207,10 +208,10 @@ def hodoku_exemplars(tag: str) -> list[Exemplar]:
 
 
 SSTS_NAMES: tuple[str, ...] = (
-    "Full House", "Naked Single", "Hidden Single", "Locked Pair", "Locked Triple", "Locked Candidates Type 1 (Pointing)",
-    "Locked Candidates Type 2 (Claiming)", "Naked Pair", "Naked Triple", "Hidden Pair", "Hidden Triple",
-    "Naked Quadruple", "Hidden Quadruple", "X-Wing", "Swordfish", "Jellyfish", "XY-Wing", "Simple Colors Trap",
-    "Simple Colors Wrap", "Multi-Colors 1", "Multi-Colors 2",
+    "Full House", "Naked Single", "Hidden Single", "Locked Pair", "Locked Triple",
+    "Locked Candidates Type 1 (Pointing)", "Locked Candidates Type 2 (Claiming)", "Naked Pair", "Naked Triple",
+    "Hidden Pair", "Hidden Triple", "Naked Quadruple", "Hidden Quadruple", "X-Wing", "Swordfish", "Jellyfish",
+    "XY-Wing", "Simple Colors Trap", "Simple Colors Wrap", "Multi-Colors 1", "Multi-Colors 2",
 )
 
 

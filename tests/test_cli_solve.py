@@ -58,7 +58,8 @@ def test_bad_options_exit_2(argv: list[str], message: str, capsys: pytest.Captur
 
 def test_rate_prints_level_and_distribution(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src = tmp_path / "p.txt"
-    src.write_text(SEED_9 + "\n" + "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......\n")
+    hard = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+    src.write_text(SEED_9 + "\n" + hard + "\n")
     assert main(["rate", str(src)]) == 0
     out = capsys.readouterr().out
     assert f"{SEED_9}  Easy" in out

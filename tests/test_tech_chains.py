@@ -19,7 +19,7 @@ from ltn_sudoku.io import read_boards
 from ltn_sudoku.paths import shared_file
 from ltn_sudoku.techniques import chains
 from ltn_sudoku.techniques.base import Step
-from ltn_sudoku.techniques.reglib import case_finder, load_cases
+from ltn_sudoku.techniques.reglib import RegCase, case_finder, load_cases
 from ltn_sudoku.techniques.singles import TECHNIQUES as SINGLES_TECHNIQUES
 from tests.techniques_helpers import (
     assert_sound,

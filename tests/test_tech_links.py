@@ -16,7 +16,6 @@ from ltn_sudoku.exact import solve
 from ltn_sudoku.io import read_boards
 from ltn_sudoku.paths import shared_file
 from ltn_sudoku.techniques.links import (
-    AlsNode,
     GroupNode,
     LinkGraph,
     almost_locked_sets,

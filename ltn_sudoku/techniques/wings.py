@@ -137,7 +137,8 @@ def find_wxyz_wings(grid: CandidateGrid) -> list[Step]:
     tried: set[int] = set()
     for hinge in small:
         hinge_mask = masks[hinge]
-        wings = [c for c in iter_bits(peer_bits[hinge] & small_bits) if (masks[c] | hinge_mask).bit_count() <= WXYZ_DIGITS]
+        wings = [c for c in iter_bits(peer_bits[hinge] & small_bits)
+                 if (masks[c] | hinge_mask).bit_count() <= WXYZ_DIGITS]
         for i, first in enumerate(wings):
             union_1 = hinge_mask | masks[first]
             for j in range(i + 1, len(wings)):
