@@ -1,4 +1,5 @@
-"""What `make demo` runs: the symbolic answers (Q1/Q2) for every example board shipped in data/examples/.
+"""What `make demo` runs: the symbolic answers (Q1/Q2/Q3) and the shipped LTN models' answers for every example board
+in data/examples/, then a short default LTN training run (4x4) whose fresh checkpoint classifies the seed's 4x4 example.
 
 Each part of the demo is one function taking no arguments and printing its own section; main() runs them in order,
 so a later part (e.g. a short LTN training) is one more function in PARTS.
@@ -6,16 +7,33 @@ so a later part (e.g. a short LTN training) is one more function in PARTS.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Callable
 
+from ltn_sudoku.board import Board
 from ltn_sudoku.io import read_records
-from ltn_sudoku.paths import DATA_DIR
-from ltn_sudoku.questions import classify
+from ltn_sudoku.logic.predict import LtnPredictor, LtnSection
+from ltn_sudoku.paths import DATA_DIR, REPO_ROOT
+from ltn_sudoku.questions import Report, classify
 from ltn_sudoku.report_text import render_report
 
 EXAMPLES_DIR = DATA_DIR / "examples"
+DEMO_RUN = REPO_ROOT / "outputs" / "demo_train_4x4"
+SEED_4 = "1.34342.2143432."
+_PREDICTORS: dict[int, LtnPredictor | None] = {}
+
+
+def with_ltn(report: Report) -> Report:
+    """The report with the shipped LTN model's answers for the board's size (or why there are none)."""
+    n = report.board.n
+    if n not in _PREDICTORS:
+        _PREDICTORS[n] = LtnPredictor.for_size(n)
+    predictor = _PREDICTORS[n]
+    answer = predictor.answer(report.board) if predictor else LtnPredictor.unavailable(n)
+    return report.with_section(LtnSection(answer, n))
 
 
 def _heading(text: str) -> None:
@@ -32,7 +50,7 @@ def classify_examples() -> None:
     for path in paths:
         comment = path.read_text(encoding="utf-8").splitlines()[0].lstrip("# ")
         for record in read_records(path):
-            report = classify(record.board)
+            report = with_ltn(classify(record.board))
             print(f"# {comment}")
             print(render_report(report, path.name) + "\n")
             if report.closed:
@@ -45,7 +63,22 @@ def classify_examples() -> None:
     print("\n".join(summary))
 
 
-PARTS: tuple[Callable[[], None], ...] = (classify_examples,)
+def short_training_run() -> None:
+    """Train the 4x4 model for two epochs on the default generated data (the real entry point, as a user runs it),
+    then classify the seed's 4x4 example with the fresh checkpoint."""
+    command = [sys.executable, "-m", "ltn_sudoku.train", "model=4x4", "train.epochs=2", "train.progress=false",
+               f"run_dir={DEMO_RUN}"]
+    _heading(f"LTN: a short training run: {' '.join(Path(c).name if i == 0 else c for i, c in enumerate(command))}")
+    subprocess.run(command, cwd=REPO_ROOT, check=True)
+    predictor = LtnPredictor.load(DEMO_RUN / "best.pt", 4)
+    board = Board.from_string(SEED_4)
+    report = classify(board).with_section(LtnSection(predictor.answer(board), 4))
+    print()
+    print(render_report(report, f"the seed's 4x4 example, answered by {DEMO_RUN / 'best.pt'}"))
+    print(f"\ntensorboard --logdir {DEMO_RUN.relative_to(REPO_ROOT)}   # the run's curves")
+
+
+PARTS: tuple[Callable[[], None], ...] = (classify_examples, short_training_run)
 
 
 def main() -> int:

@@ -65,7 +65,7 @@ def solving(model: LtnSudoku, puzzles: BoardSet, steps: int | None = None, prefi
     with torch.no_grad():
         for chunk in _chunks(puzzles):
             givens = one_hot_givens(chunk.puzzles, model.n)
-            final = model.has_value(givens, steps)[-1]
+            final = model.refine(givens, steps)[-1]
             valid.append(is_valid_assignment(model, givens, final))
             empty = (chunk.puzzles == 0) & (chunk.solutions > 0)
             cells_right += int(((decoded(final) == chunk.solutions) & empty).sum())

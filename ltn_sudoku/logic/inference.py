@@ -78,7 +78,7 @@ class Reached:
 def reach(model: LtnSudoku, ops: Operators, values: torch.Tensor, steps: int | None = None) -> Reached:
     """Run hasValue on boards (batch, N) and read hasSolution off the result."""
     givens = one_hot_givens(values, model.grounding.n)
-    assignments = model.has_value(givens, steps)
+    assignments = model.refine(givens, steps)
     features = solution_features(model, ops, givens, assignments[-1].detach())
     return Reached(assignments, model.has_solution(features))
 

@@ -270,12 +270,15 @@ class ModelConfig:
     solution_hidden: int
     heuristic_hidden: int
     techniques: tuple[str, ...]
+    clamp_every: int = 0
+    clamp_threshold: float = 0.99
 
     @classmethod
     def from_cfg(cls, cfg: Mapping[str, Any]) -> ModelConfig:
         return cls(size=int(cfg["size"]), has_value=HasValueConfig.from_cfg(cfg), eval_steps=int(cfg["eval_steps"]),
                    kb_every=int(cfg["kb_every"]), solution_hidden=int(cfg["solution_hidden"]),
-                   heuristic_hidden=int(cfg["heuristic_hidden"]), techniques=tuple(cfg["techniques"]))
+                   heuristic_hidden=int(cfg["heuristic_hidden"]), techniques=tuple(cfg["techniques"]),
+                   clamp_every=int(cfg.get("clamp_every", 0)), clamp_threshold=float(cfg.get("clamp_threshold", 0.99)))
 
 
 class LtnSudoku(nn.Module):
@@ -297,3 +300,8 @@ class LtnSudoku(nn.Module):
     @property
     def n(self) -> int:
         return self.grounding.n
+
+    def refine(self, givens: torch.Tensor, steps: int | None = None) -> list[torch.Tensor]:
+        """hasValue as it answers (not as it trains): eval_steps refinement steps with the configured clamping."""
+        return self.has_value(givens, steps or self.config.eval_steps, self.config.clamp_every,
+                              self.config.clamp_threshold)

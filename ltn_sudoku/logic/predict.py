@@ -94,12 +94,12 @@ class LtnPredictor:
         with torch.no_grad():
             values = encode_boards(boards, n)
             correct = is_correct_truth(model, ops, values)
-            reached = reach(model, ops, values, model.config.eval_steps)
+            reached = reach(model, ops, values)
             givens = one_hot_givens(values, n)
             valid = is_valid_assignment(model, givens, reached.final)
             recommends = model.recommends(givens)
             open_rows = [i for i, b in enumerate(boards) if not b.is_closed]
-            board_idx, cell, digit, dead = dead_end_probabilities(model, ops, values[open_rows], model.config.eval_steps)
+            board_idx, cell, digit, dead = dead_end_probabilities(model, ops, values[open_rows])
         threshold_correct = float(model.is_correct_threshold)
         threshold_solution = float(model.has_solution_threshold)
         answers: list[dict[str, Any]] = []

@@ -1,0 +1,62 @@
+#!/usr/bin/env python
+"""Ship a trained model: copy a run's best.pt to checkpoints/<n>x<n>.pt, evaluate it on held-out boards, and write
+checkpoints/<n>x<n>.metrics.json (training figures, evaluation figures, and the commands that reproduce both).
+
+    python -m ltn_sudoku.train model=4x4 run_dir=outputs/ship_4x4          # train (the exact overrides matter)
+    python scripts/ship_checkpoint.py outputs/ship_4x4 --train-command "python -m ltn_sudoku.train model=4x4"
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from hydra import compose, initialize_config_dir
+
+from ltn_sudoku.evaluate import evaluate
+from ltn_sudoku.io import atomic_write_text
+from ltn_sudoku.logic.checkpoint import load_checkpoint
+from ltn_sudoku.paths import CHECKPOINTS_DIR, CONF_DIR
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run", type=Path, help="a training run folder holding best.pt and metrics.json")
+    parser.add_argument("--train-command", required=True, help="the command that trained the run (recorded)")
+    parser.add_argument("--evaluate", nargs="*", default=[], metavar="OVERRIDE",
+                        help="extra Hydra overrides for the evaluation, e.g. evaluate.seventeen=1000")
+    args = parser.parse_args()
+    payload = load_checkpoint(args.run / "best.pt")
+    size = int(payload["config"]["model"]["size"])
+    target = CHECKPOINTS_DIR / f"{size}x{size}.pt"
+    CHECKPOINTS_DIR.mkdir(exist_ok=True)
+    shutil.copyfile(args.run / "best.pt", target.with_suffix(".pt.tmp"))
+    target.with_suffix(".pt.tmp").replace(target)
+    overrides = [f"model={size}x{size}", f"checkpoint={target}", f"run_dir={args.run / 'evaluate'}", *args.evaluate]
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=overrides)
+    evaluation = evaluate(cfg)
+    training = json.loads((args.run / "metrics.json").read_text())
+    report = {
+        "checkpoint": str(target.relative_to(CHECKPOINTS_DIR.parent)),
+        "train_command": args.train_command,
+        "evaluate_command": "python -m ltn_sudoku.evaluate " + " ".join(
+            o for o in overrides if not o.startswith(("checkpoint=", "run_dir="))),
+        "best_epoch": int(payload["extra"]["epoch"]) + 1,
+        "training": training,
+        "evaluation": evaluation,
+    }
+    metrics_file = target.with_name(f"{size}x{size}.metrics.json")
+    atomic_write_text(metrics_file, json.dumps(report, indent=2, sort_keys=True) + "\n")
+    print(f"{target} ({target.stat().st_size / 1e3:.0f} kB) and {metrics_file} written")
+    for key in sorted(evaluation):
+        if key.endswith(("accuracy", "macro_f1")) and "/" in key and key.count("/") <= 2:
+            print(f"  {key:<55} {evaluation[key]:.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
