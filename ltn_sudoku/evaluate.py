@@ -19,7 +19,6 @@ from omegaconf import DictConfig, OmegaConf
 from torch.utils.tensorboard import SummaryWriter
 
 from ltn_sudoku import data
-from ltn_sudoku.generate import INVALID_KINDS
 from ltn_sudoku.io import atomic_write_text, read_boards
 from ltn_sudoku.logic import assess
 from ltn_sudoku.logic.checkpoint import load_checkpoint

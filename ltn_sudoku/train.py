@@ -13,7 +13,6 @@ import logging
 import math
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import hydra

@@ -153,7 +153,8 @@ def test_fixed_predicates_are_the_geometry(n: int) -> None:
 
 def test_table_predicate_matches_ltn_broadcasting_and_diagonal_quantification() -> None:
     table = torch.rand(3, 5, 4)
-    b, c, v = index_variable("b", torch.arange(3)), index_variable("c", torch.arange(5)), index_variable("v", torch.arange(4))
+    b, c = index_variable("b", torch.arange(3)), index_variable("c", torch.arange(5))
+    v = index_variable("v", torch.arange(4))
     reference = ltn.Predicate(func=lambda i, j, k: table[i.reshape(-1), j.reshape(-1), k.reshape(-1)])
     ours, theirs = TablePredicate(table)(b, c, v), reference(b, c, v)
     assert ours.free_vars == theirs.free_vars

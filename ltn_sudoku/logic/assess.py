@@ -16,7 +16,8 @@ from ltn_sudoku.data import CLOSED_VALID, SOLVABLE, BoardSet
 from ltn_sudoku.exact import count_solutions_batch
 from ltn_sudoku.logic.inference import dead_end_probabilities, decoded, is_correct_truth, is_valid_assignment, reach
 from ltn_sudoku.logic.grounding import one_hot_givens
-from ltn_sudoku.logic.metrics import accuracy, auroc, calibrate_threshold, expected_calibration_error, precision_recall_f1
+from ltn_sudoku.logic.metrics import (accuracy, auroc, calibrate_threshold, expected_calibration_error,
+                                      precision_recall_f1)
 from ltn_sudoku.logic.model import LtnSudoku
 from ltn_sudoku.logic.operators import Operators
 

@@ -13,7 +13,8 @@ pMean aggregators, and saves 3/4 of the work on 9x9.)
 The seed's rules on the givens alone, evaluated crisply with Gödel quantifiers (min / max: they are facts about the
 board, not learned truths):
 - isPossible(b,c,v) = ¬filled(b,c) ∧ ∀c' (isPeer(c,c') → ¬G(b,c',v))
-- NoSolution(b) = ∃c (¬filled(b,c) ∧ ∀v ¬isPossible(b,c,v)) ∨ ∃u,v (missing(b,u,v) ∧ ∀c (inUnit(c,u) → ¬isPossible(b,c,v)))
+- NoSolution(b) = ∃c (¬filled(b,c) ∧ ∀v ¬isPossible(b,c,v))
+                 ∨ ∃u,v (missing(b,u,v) ∧ ∀c (inUnit(c,u) → ¬isPossible(b,c,v)))
 - the seed's definitions of two techniques, Naked Single = ∃c ∃!v isPossible(b,c,v) and
   Hidden Single = ∃u,v ∃!c (inUnit(c,u) ∧ isPossible(b,c,v)), tied to recommendsHeuristic by ↔ axioms.
 Labelled axioms train the other learned predicates: ∀b:solvable(b) hasSolution(b), ∀b:impossible(b) ¬hasSolution(b),
@@ -29,7 +30,7 @@ import ltn
 import torch
 from ltn.core import LTNObject
 
-from ltn_sudoku.logic.grounding import UNIT_PREDICATES, Grounding, TablePredicate, index_variable
+from ltn_sudoku.logic.grounding import Grounding, TablePredicate, index_variable
 from ltn_sudoku.logic.operators import Operators, build_operators
 
 UNIT_AXIOMS: tuple[str, str, str] = ("row", "col", "block")
@@ -93,7 +94,8 @@ def no_solution(grounding: Grounding, givens: torch.Tensor) -> torch.Tensor:
     possible = TablePredicate(_values(is_possible(grounding, givens), ["b", "c", "v"]))
     filled = TablePredicate(givens.sum(-1))
     missing = TablePredicate(1 - torch.einsum("uc,bcv->buv", grounding.unit_membership, givens).clamp(max=1))
-    dead_cell = ops.exists([d.c], ops.And(ops.Not(filled(d.b, d.c)), ops.forall([d.v], ops.Not(possible(d.b, d.c, d.v)))))
+    dead_cell = ops.exists([d.c], ops.And(ops.Not(filled(d.b, d.c)),
+                                          ops.forall([d.v], ops.Not(possible(d.b, d.c, d.v)))))
     nowhere = ops.forall([d.c], ops.Implies(grounding.in_unit(d.c, d.u), ops.Not(possible(d.b, d.c, d.v))))
     dead_digit = ops.exists([d.u, d.v], ops.And(missing(d.b, d.u, d.v), nowhere))
     return _values(ops.Or(dead_cell, dead_digit), ["b"])
@@ -165,7 +167,8 @@ def hidden_single_definition(grounding: Grounding, givens: torch.Tensor) -> torc
     unit_cells = grounding.unit_membership.nonzero()[:, 1].reshape(3 * n, n)
     in_unit = TablePredicate(possible[:, unit_cells])  # (b, u, i, v)
     d = grounding.domain(givens.shape[0])
-    i, i2 = index_variable("i", torch.arange(n, device=givens.device)), index_variable("i2", torch.arange(n, device=givens.device))
+    i = index_variable("i", torch.arange(n, device=givens.device))
+    i2 = index_variable("i2", torch.arange(n, device=givens.device))
     single = _exactly_one(ops, in_unit(d.b, d.u, i, d.v), i, i2)
     return _values(ops.exists([d.u, d.v], single), ["b"])
 

@@ -70,7 +70,8 @@ def objective(model: LtnSudoku, ops: Operators, batch: BoardSet, supervised: boo
             ops, recommends, batch.techniques[solvable])
         defined = [i for i, name in enumerate(model.config.techniques) if name in DEFINITIONS]
         if defined:
-            definitions = torch.stack([DEFINITIONS[model.config.techniques[i]](g, givens[solvable]) for i in defined], -1)
+            definitions = torch.stack(
+                [DEFINITIONS[model.config.techniques[i]](g, givens[solvable]) for i in defined], -1)
             truths = definition_axioms(ops, recommends[:, defined], definitions)
             for i, truth in zip(defined, truths):
                 formulas[f"definition {model.config.techniques[i]}"] = truth

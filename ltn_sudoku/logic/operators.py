@@ -123,7 +123,8 @@ class Operators:
 
 
 def build_operators(cfg: Mapping[str, Any]) -> Operators:
-    """Operators from a `logic` config: family, p_forall, p_exists, optional schedule {p_forall_end, p_exists_end, epochs}."""
+    """Operators from a `logic` config: family, p_forall, p_exists, labelled_forall, optional schedule
+    {p_forall_end, p_exists_end, epochs}."""
     family = str(cfg["family"])
     p_forall = float(cfg.get("p_forall", 2))
     p_exists = float(cfg.get("p_exists", 6))
