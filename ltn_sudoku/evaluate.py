@@ -19,6 +19,8 @@ from omegaconf import DictConfig, OmegaConf
 from torch.utils.tensorboard import SummaryWriter
 
 from ltn_sudoku import data
+from ltn_sudoku.board import Board
+from ltn_sudoku.exact import solve_batch
 from ltn_sudoku.io import atomic_write_text, read_boards
 from ltn_sudoku.logic import assess
 from ltn_sudoku.logic.checkpoint import load_checkpoint
@@ -111,8 +113,9 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
         metrics.update(assess.solving(model, kaggle, prefix="solve_kaggle"))
     if n == 9 and int(e.seventeen) > 0:
         boards = read_boards(shared_file(SEVENTEEN_CLUE_FILE))[: int(e.seventeen)]
-        seventeen = data.from_boards(n, boards, [None] * len(boards), ["open_solvable"] * len(boards),
-                                     ["17-clue"] * len(boards))
+        counts, firsts = solve_batch(np.array([b.values for b in boards], dtype=np.int8))  # their solutions
+        solutions = [Board(row.tolist(), n) if count == 1 else None for row, count in zip(firsts, counts)]
+        seventeen = data.from_boards(n, boards, solutions, ["open_solvable"] * len(boards), ["17-clue"] * len(boards))
         metrics.update(assess.solving(model, seventeen, prefix="solve_17_clue"))
 
     techniques = resolve_techniques(model.config.techniques, n)
