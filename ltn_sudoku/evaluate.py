@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,8 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
     size = int(cfg.model.size)
     path = Path(str(cfg.checkpoint)) if cfg.checkpoint else default_checkpoint(size)
     model, ops, payload = load_model(path, size)
+    if cfg.evaluate.get("eval_steps"):
+        model.config = replace(model.config, eval_steps=int(cfg.evaluate.eval_steps))
     n, e, seed = model.n, cfg.evaluate, int(cfg.evaluate.seed)
     seen = training_boards(payload["config"])
     half = lambda count: int(count) // 2  # noqa: E731
@@ -129,6 +132,7 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
             metrics[key.replace("train/", "cost/train_")] = float(trained[key])
     metrics["checkpoint/is_correct_threshold"] = float(model.is_correct_threshold)
     metrics["checkpoint/has_solution_threshold"] = float(model.has_solution_threshold)
+    metrics["checkpoint/eval_steps"] = float(model.config.eval_steps)
 
     writer = SummaryWriter(str(run_dir / "tb"))
     for name, value in metrics.items():

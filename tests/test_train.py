@@ -63,6 +63,10 @@ def test_checkpoint_to_evaluate_to_predict(trained: Path, tmp_path: Path) -> Non
                 "cost/inference_boards_per_cpu_second"):
         assert key in metrics, key
     assert json.loads((tmp_path / "metrics.json").read_text())["metrics"]["solve/count"] == metrics["solve/count"]
+    assert metrics["checkpoint/eval_steps"] == 3  # the tiny model's model.eval_steps
+    longer = evaluate(config(tmp_path / "longer", f"checkpoint={trained / 'best.pt'}", *TINY_EVAL,
+                             "evaluate.eval_steps=7"))
+    assert longer["checkpoint/eval_steps"] == 7
     predictor = LtnPredictor.load(trained / "best.pt")
     open_board, closed_board = Board.from_string("1.3....2.1......"), Board.from_string("1234341221434321")
     answers = predictor.answer_batch([open_board, closed_board])
