@@ -15,25 +15,15 @@ from typing import Callable
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.io import read_records
-from ltn_sudoku.logic.predict import LtnPredictor, LtnSection
+from ltn_sudoku.logic.predict import LtnAnswers
 from ltn_sudoku.paths import DATA_DIR, REPO_ROOT
-from ltn_sudoku.questions import Report, classify
+from ltn_sudoku.questions import classify
 from ltn_sudoku.report_text import render_report
 
 EXAMPLES_DIR = DATA_DIR / "examples"
 DEMO_RUN = REPO_ROOT / "outputs" / "demo_train_4x4"
 SEED_4 = "1.34342.2143432."
-_PREDICTORS: dict[int, LtnPredictor | None] = {}
-
-
-def with_ltn(report: Report) -> Report:
-    """The report with the shipped LTN model's answers for the board's size (or why there are none)."""
-    n = report.board.n
-    if n not in _PREDICTORS:
-        _PREDICTORS[n] = LtnPredictor.for_size(n)
-    predictor = _PREDICTORS[n]
-    answer = predictor.answer(report.board) if predictor else LtnPredictor.unavailable(n)
-    return report.with_section(LtnSection(answer, n))
+SHIPPED = LtnAnswers()  # the shipped checkpoints, one per size, loaded on first use
 
 
 def _heading(text: str) -> None:
@@ -50,7 +40,7 @@ def classify_examples() -> None:
     for path in paths:
         comment = path.read_text(encoding="utf-8").splitlines()[0].lstrip("# ")
         for record in read_records(path):
-            report = with_ltn(classify(record.board))
+            report = classify(record.board).with_section(SHIPPED.section(record.board))
             print(f"# {comment}")
             print(render_report(report, path.name) + "\n")
             if report.closed:
@@ -70,9 +60,8 @@ def short_training_run() -> None:
                f"run_dir={DEMO_RUN}"]
     _heading(f"LTN: a short training run: {' '.join(Path(c).name if i == 0 else c for i, c in enumerate(command))}")
     subprocess.run(command, cwd=REPO_ROOT, check=True)
-    predictor = LtnPredictor.load(DEMO_RUN / "best.pt", 4)
     board = Board.from_string(SEED_4)
-    report = classify(board).with_section(LtnSection(predictor.answer(board), 4))
+    report = classify(board).with_section(LtnAnswers(DEMO_RUN / "best.pt").section(board))
     print()
     print(render_report(report, f"the seed's 4x4 example, answered by {DEMO_RUN / 'best.pt'}"))
     print(f"\ntensorboard --logdir {DEMO_RUN.relative_to(REPO_ROOT)}   # the run's curves")

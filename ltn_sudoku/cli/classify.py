@@ -7,7 +7,9 @@ import argparse
 import json
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ltn_sudoku.board import Board
 from ltn_sudoku.cli import UsageError
 from ltn_sudoku.cli.common import add_input_arguments, out_format, progress, read_input, write_results
 from ltn_sudoku.cli.solve import add_engine_arguments, engine_from_args
@@ -15,6 +17,9 @@ from ltn_sudoku.exact import BACKENDS
 from ltn_sudoku.io import BoardRecord
 from ltn_sudoku.questions import Report, ReportSection, classify
 from ltn_sudoku.report_text import render_report
+
+if TYPE_CHECKING:
+    from ltn_sudoku.logic.predict import LtnAnswers
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -40,34 +45,14 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
-class LtnAnswers:
-    """The LTN section of each board's report, with one model loaded per board size on first use."""
+def ltn_section(ltn: LtnAnswers, board: Board) -> ReportSection:
+    """The LTN's section of a board's report; a checkpoint that cannot be used is the user's error (exit 2)."""
+    from ltn_sudoku.logic.checkpoint import CheckpointError
 
-    def __init__(self, checkpoint: Path | None) -> None:
-        from ltn_sudoku.logic import predict  # torch is imported only when the LTN answers
-
-        self.predict = predict
-        self.checkpoint = checkpoint
-        self.predictors: dict[int, predict.LtnPredictor | None] = {}
-
-    def section(self, report: Report) -> ReportSection:
-        n = report.board.n
-        if n not in self.predictors:
-            try:
-                if self.checkpoint is not None:
-                    self.predictors[n] = self.predict.LtnPredictor.load(self.checkpoint)
-                else:
-                    self.predictors[n] = self.predict.LtnPredictor.for_size(n)
-            except self.predict.CheckpointError as e:
-                raise UsageError(str(e)) from None
-        predictor = self.predictors[n]
-        if predictor is None or predictor.size != n:
-            answer = self.predict.LtnPredictor.unavailable(n)
-            if predictor is not None:
-                answer["reason"] = f"{self.checkpoint} is a {predictor.size}x{predictor.size} model"
-        else:
-            answer = predictor.answer(report.board)
-        return self.predict.LtnSection(answer, n)
+    try:
+        return ltn.section(board)
+    except CheckpointError as e:
+        raise UsageError(str(e)) from None
 
 
 def _json_object(index: int, record: BoardRecord, report: Report) -> dict[str, object]:
@@ -90,14 +75,18 @@ def _summary(name: str, kinds: Counter[str], out: Path) -> str:
 def run(args: argparse.Namespace) -> int:
     out_kind = out_format(args.out) if args.out is not None else None
     engine = None if args.no_heuristics else engine_from_args(args)
-    ltn = None if args.no_ltn else LtnAnswers(args.checkpoint)
+    ltn = None
+    if not args.no_ltn:
+        from ltn_sudoku.logic.predict import LtnAnswers  # torch is imported only when the LTN answers
+
+        ltn = LtnAnswers(args.checkpoint)
     name, records = read_input(args)
     results: list[dict[str, object]] = []
     kinds: Counter[str] = Counter()
     for index, record in enumerate(progress(records, writing_file=out_kind is not None)):
         report = classify(record.board, backend=args.backend, heuristics=engine is not None, engine=engine)
         if ltn is not None:
-            report = report.with_section(ltn.section(report))
+            report = report.with_section(ltn_section(ltn, record.board))
         kinds[_kind(report)] += 1
         if out_kind == "jsonl":
             results.append(_json_object(index, record, report))

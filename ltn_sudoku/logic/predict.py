@@ -160,3 +160,30 @@ class LtnSection:
             chosen = [name for name, t in a["recommendsHeuristic"].items() if t["decision"]]
             lines.append(f"recommendsHeuristic: {', '.join(chosen) if chosen else 'none'}")
         return lines
+
+
+class LtnAnswers:
+    """The LTN section of boards of any size: one model per size, loaded on first use (the shipped checkpoint of the
+    size, or the one `checkpoint` file for every size), and a section saying why when there is none."""
+
+    def __init__(self, checkpoint: str | os.PathLike[str] | None = None) -> None:
+        self.checkpoint = Path(checkpoint) if checkpoint is not None else None
+        self.predictors: dict[int, LtnPredictor | None] = {}
+
+    def predictor(self, size: int) -> LtnPredictor | None:
+        """The model that answers boards of this size; CheckpointError for a missing or corrupted file."""
+        if size not in self.predictors:
+            self.predictors[size] = (LtnPredictor.load(self.checkpoint) if self.checkpoint is not None
+                                     else LtnPredictor.for_size(size))
+        return self.predictors[size]
+
+    def section(self, board: Board) -> LtnSection:
+        """The `ltn` section for one board."""
+        n = board.n
+        predictor = self.predictor(n)
+        if predictor is None:
+            return LtnSection(LtnPredictor.unavailable(n), n)
+        if predictor.size != n:
+            return LtnSection({"available": False, "reason": f"{self.checkpoint} is a {predictor.size}x"
+                               f"{predictor.size} model, the board is {n}x{n}"}, n)
+        return LtnSection(predictor.answer(board), n)
