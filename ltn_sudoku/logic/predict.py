@@ -147,7 +147,7 @@ class LtnSection:
         lines = [f"checkpoint: {a['checkpoint']}"]
         for key, label in (("isCorrect", "isCorrect"), ("hasSolution", "hasSolution")):
             if a.get(key) is not None:
-                lines.append(f"{label}: {'yes' if a[key]['decision'] else 'no'} (truth {a[key]['truth']:.3f})")
+                lines.append(f"{label}: {'yes' if a[key]['decision'] else 'no'} (truth {a[key]['truth']:.6f})")
         if a.get("solution") is not None:
             state = "a solution" if a["solution"]["valid"] else "not a solution"
             lines.append(f"hasValue after refinement: {a['solution']['board']} ({state})")
