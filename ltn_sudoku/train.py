@@ -112,8 +112,8 @@ def _hparams(cfg: DictConfig) -> dict[str, Any]:
 
 
 def build_optimizer(model: LtnSudoku, cfg: DictConfig) -> torch.optim.Optimizer:
-    """Adam; recommendsHeuristic's heads learn at train.heuristic_lr (their max over pattern instances moves one
-    instance per board, and at the solver's rate some heads stay at their base rate)."""
+    """Adam; recommendsHeuristic's heads learn at train.heuristic_lr (at the solver's rate, 3e-3, the 4x4 pointing
+    head stayed at its base rate in 1 of 3 seeds; at 1e-2 in none)."""
     heads = list(model.recommends.parameters())
     head_ids = {id(p) for p in heads}
     rest = [p for p in model.parameters() if id(p) not in head_ids]

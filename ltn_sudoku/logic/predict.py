@@ -133,9 +133,8 @@ class LtnSection:
 
     title = "LTN model"
 
-    def __init__(self, answer: dict[str, Any], size: int) -> None:
+    def __init__(self, answer: dict[str, Any]) -> None:
         self.answer = answer
-        self.size = size
 
     def as_dict(self) -> dict[str, object]:
         return {"ltn": self.answer}
@@ -182,8 +181,8 @@ class LtnAnswers:
         n = board.n
         predictor = self.predictor(n)
         if predictor is None:
-            return LtnSection(LtnPredictor.unavailable(n), n)
+            return LtnSection(LtnPredictor.unavailable(n))
         if predictor.size != n:
             return LtnSection({"available": False, "reason": f"{self.checkpoint} is a {predictor.size}x"
-                               f"{predictor.size} model, the board is {n}x{n}"}, n)
-        return LtnSection(predictor.answer(board), n)
+                               f"{predictor.size} model, the board is {n}x{n}"})
+        return LtnSection(predictor.answer(board))
