@@ -460,8 +460,11 @@ def tracker_shares(tracker: MemoryTracker, top: int) -> str:
 # 5. Speed against hodoku-py
 # =====================================================================================================================
 def run_hodoku(limit: int, seed: int) -> str:
-    import hodoku
-    from hodoku.core.types import SolutionType
+    try:
+        import hodoku
+        from hodoku.core.types import SolutionType
+    except ModuleNotFoundError:
+        raise SystemExit("the hodoku section needs hodoku-py: pip install -e '.[bench]'") from None
 
     puzzles = file_puzzles("top1465", limit, seed)
     ratings = hodoku_ratings("top1465")
