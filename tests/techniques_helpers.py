@@ -19,7 +19,10 @@ from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.exact import count_solutions, solve
 from ltn_sudoku.io import read_boards
 from ltn_sudoku.paths import shared_file
+from ltn_sudoku.techniques import singles
 from ltn_sudoku.techniques.base import Finder, Step
+
+SINGLES: list[Finder] = [t.finder for t in singles.TECHNIQUES]  # the finders every solving walk starts from
 
 
 def assert_sound(grid: CandidateGrid, steps: Iterable[Step], solution: Board, context: str = "") -> int:

@@ -20,8 +20,8 @@ from ltn_sudoku.paths import shared_file
 from ltn_sudoku.techniques import chains
 from ltn_sudoku.techniques.base import Step
 from ltn_sudoku.techniques.reglib import RegCase, case_finder, load_cases
-from ltn_sudoku.techniques.singles import TECHNIQUES as SINGLES_TECHNIQUES
 from tests.techniques_helpers import (
+    SINGLES,
     assert_sound,
     cell_index,
     hodoku_exemplars,
@@ -33,7 +33,6 @@ from tests.techniques_helpers import (
     walk_sound,
 )
 
-SINGLES = [t.finder for t in SINGLES_TECHNIQUES]
 BY_NAME = {t.name: t for t in chains.TECHNIQUES}
 GROUPED_FINDERS = (chains.find_grouped_continuous_nice_loops, chains.find_grouped_discontinuous_nice_loops,
                    chains.find_grouped_aics)

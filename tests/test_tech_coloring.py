@@ -6,7 +6,6 @@ import pytest
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid
-from ltn_sudoku.techniques import singles
 from ltn_sudoku.techniques.base import Step
 from ltn_sudoku.techniques.coloring import (
     TECHNIQUES,
@@ -20,6 +19,7 @@ from ltn_sudoku.techniques.coloring import (
 )
 from ltn_sudoku.techniques.reglib import load_cases
 from tests.techniques_helpers import (
+    SINGLES,
     hodoku_exemplars,
     marked_grid,
     mixed_corpus,
@@ -29,7 +29,6 @@ from tests.techniques_helpers import (
     walk_sound,
 )
 
-SINGLES = [t.finder for t in singles.TECHNIQUES]
 FINDERS = [t.finder for t in TECHNIQUES]
 REGLIB_FLOORS: dict[str, float] = {"0500": 1.0, "0501": 1.0, "0502": 1.0, "0503": 1.0}
 FULL = "123456789"

@@ -12,14 +12,20 @@ import pytest
 from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.exact import solve
-from ltn_sudoku.techniques import forcing, singles
+from ltn_sudoku.techniques import forcing
 from ltn_sudoku.techniques.base import Finder
 from ltn_sudoku.techniques.reglib import load_cases
-from tests.techniques_helpers import (assert_sound, marked_grid, mixed_corpus, run_pure, shared_puzzles,
-                                      states_from_puzzle)
+from tests.techniques_helpers import (
+    SINGLES,
+    assert_sound,
+    marked_grid,
+    mixed_corpus,
+    run_pure,
+    shared_puzzles,
+    states_from_puzzle,
+)
 
 FINDERS: list[Finder] = [t.finder for t in forcing.TECHNIQUES]
-SINGLES: list[Finder] = [t.finder for t in singles.TECHNIQUES]
 
 # r1c1=1 forces r1c2=3 and r1c3=4 (bivalue cells), which leave r2c2 {3,4} without candidate
 BROKEN = {"r1c1": "12", "r1c2": "13", "r1c3": "14", "r2c2": "34"}

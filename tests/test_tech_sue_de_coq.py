@@ -7,13 +7,18 @@ import random
 import pytest
 
 from ltn_sudoku.exact import solve
-from ltn_sudoku.techniques import singles
 from ltn_sudoku.techniques.reglib import load_cases
 from ltn_sudoku.techniques.sue_de_coq import find_sue_de_coq
-from tests.techniques_helpers import (assert_sound, hodoku_exemplars, marked_grid, mixed_corpus, run_pure,
-                                      states_from_puzzle, walk_sound)
-
-SINGLES = [t.finder for t in singles.TECHNIQUES]
+from tests.techniques_helpers import (
+    SINGLES,
+    assert_sound,
+    hodoku_exemplars,
+    marked_grid,
+    mixed_corpus,
+    run_pure,
+    states_from_puzzle,
+    walk_sound,
+)
 
 
 def test_reglib_pass_rate() -> None:

@@ -8,7 +8,7 @@ import pytest
 from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.exact import count_solutions
-from ltn_sudoku.techniques import coloring, singles, wings
+from ltn_sudoku.techniques import coloring, wings
 from ltn_sudoku.techniques.reglib import load_cases
 from ltn_sudoku.techniques.uniqueness import (
     TECHNIQUES,
@@ -24,6 +24,7 @@ from ltn_sudoku.techniques.uniqueness import (
     find_unique_rectangles_6,
 )
 from tests.techniques_helpers import (
+    SINGLES,
     SSTS_NAMES,
     hodoku_exemplars,
     marked_grid,
@@ -34,7 +35,6 @@ from tests.techniques_helpers import (
     walk_sound,
 )
 
-SINGLES = [t.finder for t in singles.TECHNIQUES]
 FINDERS = [t.finder for t in TECHNIQUES]
 OTHERS = [t.finder for t in wings.TECHNIQUES + coloring.TECHNIQUES]
 REGLIB_FLOORS: dict[str, float] = {code: 1.0 for t in TECHNIQUES for code in t.hodoku_codes}

@@ -6,12 +6,18 @@ import pytest
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid
-from ltn_sudoku.techniques import singles
 from ltn_sudoku.techniques.reglib import load_cases
 from ltn_sudoku.techniques.wings import TECHNIQUES, find_w_wings, find_wxyz_wings, find_xy_wings, find_xyz_wings
-from tests.techniques_helpers import hodoku_exemplars, marked_grid, mixed_corpus, run_pure, sweep_sound, walk_sound
+from tests.techniques_helpers import (
+    SINGLES,
+    hodoku_exemplars,
+    marked_grid,
+    mixed_corpus,
+    run_pure,
+    sweep_sound,
+    walk_sound,
+)
 
-SINGLES = [t.finder for t in singles.TECHNIQUES]
 FINDERS = [t.finder for t in TECHNIQUES]
 REGLIB_FLOORS: dict[str, float] = {"0800": 1.0, "0801": 1.0, "0803": 1.0}  # share of cases that must pass
 
