@@ -25,10 +25,11 @@ if TYPE_CHECKING:
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "classify",
-        help="Q1/Q2: validity, conflicts, solutions and dead-end moves of every board",
+        help="Q1-Q3 for every board: validity, conflicts, solutions, dead-end moves, techniques; and the LTN's answers",
         description="Classify boards exactly: a closed board is valid or not (with every conflict); an open board "
                     "has consistent givens or not, 0, 1 or at least 2 solutions, and each basic-rule move is "
-                    "marked when it leads to a dead end.",
+                    "marked when it leads to a dead end; Q3 adds the techniques that apply and the explained "
+                    "solving path. The shipped LTN model of the board's size answers beside them (--no-ltn skips).",
     )
     add_input_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON object per board (JSON Lines)")
