@@ -3,24 +3,31 @@
 Formats (DESIGN.md §2):
 - ``line``: one board per line, one character per cell (n <= 9) or two decimal characters per cell (any n);
   ``.`` or ``0`` empty; ``#`` comments and blank lines skipped (``.txt`` / ``.sdm``). A line may also hold the rows
-  separated by spaces (``1.34 34.2 2143 432.``) or extra tokens around one board (``id puzzle rating``).
+  separated by spaces (``1.34 34.2 2143 432.``) or extra tokens around one board (``id puzzle rating``: the id and
+  the rating are kept as the record's fields ``id`` and ``rating``).
 - ``grid``: n lines of n comma-separated values per board, ``0`` / ``00`` / ``.`` / empty = empty cell; boards follow
-  each other, optionally separated by blank lines.
+  each other, optionally separated by blank lines. Values may be separated by spaces instead (``1 . 3 4``).
 - ``kaggle``: CSV with header ``quizzes,solutions`` (81-character strings, ``0`` empty).
 - ``table``: CSV whose header names a ``puzzle`` column (the generalized dataset: 2 decimal characters per cell; the
   generators' labelled files: any encoding above) — other columns are kept as record fields.
-Every reader raises FormatError; no reader returns a partial result for a bad file. Writers are atomic.
+Files are read line by line as they are needed (constant memory), gzip-compressed ones transparently; lines may end
+in LF, CRLF or a lone CR. Every reader raises FormatError; the list readers return nothing for a bad file, the
+streaming ones (iter_records) raise when they reach the bad line. Writers are atomic.
 """
 
 from __future__ import annotations
 
 import csv
+import gzip
 import io as _io
+import itertools
 import os
+import re
 import tempfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Iterator, Sequence
+from typing import BinaryIO, Iterable, Iterator, Sequence
 
 from ltn_sudoku.board import SUPPORTED_SIZES, Board
 
@@ -32,6 +39,8 @@ STDIN_NAME = "<stdin>"
 _SINGLE_LENGTHS = {n * n: n for n in SUPPORTED_SIZES if n <= 9}
 _DOUBLE_LENGTHS = {2 * n * n: n for n in SUPPORTED_SIZES}
 _EMPTY_CHARS = ".0"
+_SINGLE_CELLS = {n: re.compile(f"[.0-{n}]+") for n in _SINGLE_LENGTHS.values()}
+_CELL_BYTES = bytes.maketrans(b".0123456789", bytes([0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9]))
 _SEPARATORS = set(" \t\r\n,|+-_")
 _SIZES_TEXT = ", ".join(map(str, SUPPORTED_SIZES))
 
@@ -89,6 +98,8 @@ def decode_cells(text: str, path: str | None = None, line: int | None = None, co
     length = len(text)
     if length in _SINGLE_LENGTHS:
         n = _SINGLE_LENGTHS[length]
+        if _SINGLE_CELLS[n].fullmatch(text):  # the common case, without a loop in Python
+            return Board(text.encode("ascii").translate(_CELL_BYTES), n)
         values = []
         for i, ch in enumerate(text):
             if ch in _EMPTY_CHARS:
@@ -145,97 +156,181 @@ def parse_board_text(text: str, name: str = "<board>") -> Board:
     Comment lines (``#``) are skipped and separators (spaces, commas, box-drawing ``|+-``) ignored. A grid CSV with
     multi-digit values (n > 9) is read by its commas. Errors name `name` and the line and column in `text`.
     """
-    numbered = _content(text.splitlines())
+    numbered = list(_content(text.splitlines()))
     if not numbered:
         raise FormatError("no board found: expected a board string such as '1.34 34.2 2143 432.'", name)
-    if len(numbered) > 1 and any("," in ln for _, ln in numbered):
+    first = numbered[0][1].strip()
+    spaced = _is_spaced_grid_row(first) and len(first.split()) == len(numbered)  # '1 . 13 4' rows, values > 9 too
+    if len(numbered) > 1 and (spaced or any("," in ln for _, ln in numbered)):
         return _grid_block([ln.strip() for _, ln in numbered], name, numbered[0][0])
     chars = [(ch, number, col + 1) for number, ln in numbered for col, ch in enumerate(ln) if ch not in _SEPARATORS]
     return _decode_scattered(chars, name)
 
 
 # ---- reading raw lines ---------------------------------------------------------------------------------------------
-def _decode_lines(stream: BinaryIO, name: str) -> list[str]:
-    """All lines of a byte stream, refusing binary data and absurdly long lines before decoding everything."""
-    lines: list[str] = []
+_NEWLINE = re.compile(rb"\r\n|\r|\n")
+_READ_BYTES = 1 << 16
+_GZIP_MAGIC = b"\x1f\x8b"
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def _read_error(name: str, e: BaseException) -> FormatError:
+    """A damaged compressed file or an unreadable stream, as the user's error."""
+    what = "not a valid gzip file" if isinstance(e, (gzip.BadGzipFile, EOFError, zlib.error)) else "cannot read"
+    return FormatError(f"{what} ({e}): expected a board file, plain or gzip-compressed", name)
+
+
+def _raw_lines(stream: BinaryIO, name: str) -> Iterator[bytes]:
+    """The lines of a byte stream, read in chunks, split at LF, CRLF or a lone CR (old Mac files); a line longer than
+    MAX_LINE_CHARS is refused as soon as it is seen, without reading the rest of it."""
+    rest = b""
     number = 0
     while True:
-        raw = stream.readline(MAX_LINE_CHARS + 1)
-        if not raw:
+        try:
+            chunk = stream.read(_READ_BYTES)
+        except (OSError, EOFError, zlib.error) as e:
+            raise _read_error(name, e) from None
+        if not chunk:
             break
-        number += 1
-        if len(raw) > MAX_LINE_CHARS:
-            raise FormatError(f"line is longer than {MAX_LINE_CHARS:,} characters: expected one board per line "
-                              f"(at most 13,122 characters for 81x81)", name, number)
+        data = rest + chunk
+        cut = len(data) - 1 if data.endswith(b"\r") else len(data)  # a CRLF may straddle two chunks
+        parts = _NEWLINE.split(data[:cut])
+        rest = parts.pop() + data[cut:]
+        for part in parts:
+            number += 1
+            if len(part) > MAX_LINE_CHARS:
+                break
+            yield part
+        else:
+            if len(rest) <= MAX_LINE_CHARS:
+                continue
+            number += 1
+        raise FormatError(f"line is longer than {MAX_LINE_CHARS:,} characters: expected one board per line "
+                          f"(at most 13,122 characters for 81x81)", name, number)
+    parts = _NEWLINE.split(rest) if rest else []
+    if parts and parts[-1] == b"":
+        parts.pop()
+    yield from parts
+
+
+def _decode_lines(stream: BinaryIO, name: str) -> Iterator[str]:
+    """The text lines of a byte stream (gzip-compressed or not), refusing binary data and UTF-16 by name."""
+    buffered = stream if hasattr(stream, "peek") else _io.BufferedReader(stream)  # type: ignore[arg-type]
+    if buffered.peek(2)[:2] == _GZIP_MAGIC:
+        buffered = gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[assignment]
+    for number, raw in enumerate(_raw_lines(buffered, name), 1):
+        if number == 1 and raw.startswith(_UTF16_BOMS):
+            raise FormatError("UTF-16 text (byte order mark): expected UTF-8; convert it first, e.g. "
+                              "iconv -f UTF-16 -t UTF-8", name, 1)
         if b"\x00" in raw:
+            if raw[1::2].count(0) == len(raw) // 2 or raw[0::2].count(0) == (len(raw) + 1) // 2:
+                raise FormatError("UTF-16 text (every other byte is NUL): expected UTF-8; convert it first, e.g. "
+                                  "iconv -f UTF-16 -t UTF-8", name, number)
             raise FormatError("binary data (NUL byte): expected a text file of boards", name, number,
                               raw.index(b"\x00") + 1)
         try:
-            lines.append(raw.decode("utf-8").rstrip("\r\n"))
+            text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
             raise FormatError(f"not UTF-8 text (byte {raw[e.start]:#04x}): expected a text file of boards",
                               name, number, e.start + 1) from None
-    if lines and lines[0].startswith("\ufeff"):
-        lines[0] = lines[0][1:]
-    return lines
+        yield text[1:] if number == 1 and text.startswith("\ufeff") else text
 
 
-def _read_lines(path: Path) -> list[str]:
-    """All lines of a text file; every OS problem becomes a FormatError naming the file."""
+def _open_error(path: Path, e: OSError) -> FormatError:
+    if isinstance(e, FileNotFoundError):
+        return FormatError("no such file: expected a board file", path)
+    if isinstance(e, IsADirectoryError):
+        return FormatError("is a directory: expected a board file", path)
+    if isinstance(e, PermissionError):
+        return FormatError("permission denied: expected a readable board file", path)
+    return FormatError(f"cannot read ({e.strerror or e}): expected a board file", path)
+
+
+def iter_lines(path: str | os.PathLike[str]) -> Iterator[str]:
+    """The text lines of a file, read as they are needed (gzip-compressed files transparently); every OS problem
+    becomes a FormatError naming the file."""
+    p = Path(path)
     try:
-        with open(path, "rb") as f:
-            return _decode_lines(f, str(path))
-    except FileNotFoundError:
-        raise FormatError("no such file: expected a board file", path) from None
-    except IsADirectoryError:
-        raise FormatError("is a directory: expected a board file", path) from None
-    except PermissionError:
-        raise FormatError("permission denied: expected a readable board file", path) from None
+        f = open(p, "rb")
     except OSError as e:
-        raise FormatError(f"cannot read ({e.strerror or e}): expected a board file", path) from None
+        raise _open_error(p, e) from None
+    with f:
+        try:
+            yield from _decode_lines(f, str(p))
+        except IsADirectoryError as e:
+            raise _open_error(p, e) from None
 
 
-def _content(lines: Sequence[str]) -> list[tuple[int, str]]:
+def _content(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
     """(1-based number, text) of lines that are neither blank nor comments."""
-    return [(i + 1, ln) for i, ln in enumerate(lines) if ln.strip() and not ln.lstrip().startswith("#")]
+    return ((i, ln) for i, ln in enumerate(lines, 1) if ln.strip() and not ln.lstrip().startswith("#"))
 
 
 # ---- format detection ----------------------------------------------------------------------------------------------
-def detect_format(lines: Sequence[str]) -> str:
-    """Guess the format from the first content line: a CSV header, comma-separated values, or a board string."""
-    content = _content(lines)
-    if not content:
+def _is_cell_token(token: str) -> bool:
+    return token == "." or (token.isascii() and token.isdigit() and len(token) <= 2)
+
+
+def _is_spaced_grid_row(text: str) -> bool:
+    """'1 . 3 4': one row of a grid whose values are separated by spaces. Every cell spaced out on one line
+    ('1 . 3 4 3 4 . 2 ...') is a whole 4x4 or 9x9 board instead."""
+    tokens = text.split()
+    return (len(tokens) in SUPPORTED_SIZES and all(map(_is_cell_token, tokens))
+            and not (all(len(t) == 1 for t in tokens) and is_board_length(len(tokens))))
+
+
+def detect_format(lines: Iterable[str]) -> str:
+    """Guess the format from the first content line: a CSV header, comma- or space-separated values, or a board
+    string (possibly between an id and a rating)."""
+    first_line = next(_content(lines), None)
+    if first_line is None:
         return "line"
-    first = content[0][1].strip()
+    first = first_line[1].strip()
+    if "," not in first:
+        if first.lower() in PUZZLE_COLUMNS:
+            return "table"  # a one-column CSV
+        return "grid" if _is_spaced_grid_row(first) else "line"
     header = [h.strip().lower() for h in first.split(",")]
     if "quizzes" in header:
         return "kaggle"
     if any(h in PUZZLE_COLUMNS for h in header) or all(h[:1].isalpha() for h in header):
         return "table"  # a header: it names a puzzle column, or at least looks like names, never like cell values
-    if "," in first:
-        return "grid"
-    return "line"
+    return "grid"
 
 
 # ---- line format ---------------------------------------------------------------------------------------------------
-def _line_board(text: str, path: str, number: int) -> Board:
-    """One board of a line file: the whole line, its one board-sized token ('id puzzle rating'), or rows split by
-    spaces."""
+def _line_record(text: str, path: str, number: int) -> BoardRecord:
+    """One board of a line file: the whole line, its one board-sized token between an id and a rating
+    ('id puzzle rating': the id and the rating are kept as fields), or rows split by spaces."""
     tokens = text.split()
-    if len(tokens) > 1:
-        boards = [t for t in tokens if is_board_length(len(t))]
-        if len(boards) == 1:
-            return decode_cells(boards[0], path, number, text.index(boards[0]) + 1)
+    if len(tokens) == 1:
+        return BoardRecord(decode_cells(tokens[0], path, number, text.index(tokens[0]) + 1), number)
+    boards = [i for i, t in enumerate(tokens) if is_board_length(len(t))]
+    if len(boards) == 1:
+        i = boards[0]
+        fields = {name: " ".join(part) for name, part in (("id", tokens[:i]), ("rating", tokens[i + 1:])) if part}
+        return BoardRecord(decode_cells(tokens[i], path, number, text.index(tokens[i]) + 1), number, fields)
     chars = [(ch, number, col + 1) for col, ch in enumerate(text) if not ch.isspace()]
-    return _decode_scattered(chars, path)
+    return BoardRecord(_decode_scattered(chars, path), number)
 
 
-def _iter_line(lines: Sequence[str], path: str) -> Iterator[BoardRecord]:
-    for number, text in _content(lines):
-        yield BoardRecord(_line_board(text, path, number), number)
+def _iter_line(content: Iterable[tuple[int, str]], path: str) -> Iterator[BoardRecord]:
+    for number, text in content:
+        yield _line_record(text, path, number)
 
 
 # ---- grid CSV ------------------------------------------------------------------------------------------------------
+def _row_fields(row: str) -> list[tuple[str, int]]:
+    """(value, 1-based column) of one grid row: comma-separated, or separated by spaces ('1 . 3 4')."""
+    if "," in row:
+        fields, col = [], 1
+        for f in row.split(","):
+            fields.append((f, col))
+            col += len(f) + 1
+        return fields
+    return [(m.group(), m.start() + 1) for m in re.finditer(r"\S+", row)]
+
+
 def _grid_value(text: str, n: int, path: str | None, line: int, column: int) -> int:
     s = text.strip()
     if s in ("", "."):
@@ -248,7 +343,7 @@ def _grid_value(text: str, n: int, path: str | None, line: int, column: int) -> 
 
 def _grid_side(row: str, path: str | None, line: int) -> int:
     """The board side a grid's first row announces by its number of values."""
-    count = len(row.split(","))
+    count = len(_row_fields(row))
     if count not in SUPPORTED_SIZES:
         raise FormatError(f"row has {count} comma-separated values: expected a row of an n x n grid, n one of "
                           f"{_SIZES_TEXT}", path, line)
@@ -263,22 +358,19 @@ def _grid_block(rows: Sequence[str], path: str | None, first_line: int) -> Board
                           path, first_line + min(len(rows), n))
     values: list[int] = []
     for r, row in enumerate(rows):
-        fields = row.split(",")
+        fields = _row_fields(row)
         if len(fields) != n:
             raise FormatError(f"row has {len(fields)} values: expected {n} comma-separated values",
                               path, first_line + r)
-        col = 1
-        for f in fields:
-            values.append(_grid_value(f, n, path, first_line + r, col))
-            col += len(f) + 1
+        values.extend(_grid_value(f, n, path, first_line + r, col) for f, col in fields)
     return Board(values, n)
 
 
-def _iter_grid(lines: Sequence[str], path: str) -> Iterator[BoardRecord]:
+def _iter_grid(content: Iterable[tuple[int, str]], path: str) -> Iterator[BoardRecord]:
     """Grids one after the other: the first row of each sets its side n, the next n - 1 content rows complete it."""
     block: list[str] = []
     start = side = 0
-    for number, text in _content(lines):
+    for number, text in content:
         if not block:
             start, side = number, _grid_side(text.strip(), path, number)
         elif number != start + len(block):
@@ -294,16 +386,15 @@ def _iter_grid(lines: Sequence[str], path: str) -> Iterator[BoardRecord]:
 
 
 # ---- CSV with a header (kaggle, table) -----------------------------------------------------------------------------
-def _iter_csv(lines: Sequence[str], path: str, kaggle: bool) -> Iterator[BoardRecord]:
-    content = _content(lines)
-    header_number, header_text = content[0]
+def _iter_csv(content: Iterator[tuple[int, str]], path: str, kaggle: bool) -> Iterator[BoardRecord]:
+    header_number, header_text = next(content)
     header = [h.strip().lower() for h in next(csv.reader([header_text]))]
     names = ("quizzes",) if kaggle else PUZZLE_COLUMNS
     column = next((header.index(h) for h in names if h in header), None)
     if column is None:
         raise FormatError(f"no puzzle column in header {header_text!r}: expected one of {', '.join(names)}",
                           path, header_number)
-    for number, text in content[1:]:
+    for number, text in content:
         row = next(csv.reader([text]))
         if len(row) != len(header):
             raise FormatError(f"{len(row)} fields: expected {len(header)} as in the header ({header_text})",
@@ -319,51 +410,66 @@ def _iter_csv(lines: Sequence[str], path: str, kaggle: bool) -> Iterator[BoardRe
 
 
 # ---- whole files ---------------------------------------------------------------------------------------------------
-def records_from_lines(lines: Sequence[str], name: str, fmt: str = "auto") -> list[BoardRecord]:
-    """All records of a file's lines; raises FormatError on the first problem (empty, mixed sizes, bad cell...)."""
+def stream_records(lines: Iterable[str], name: str, fmt: str = "auto") -> Iterator[BoardRecord]:
+    """The records of a file's lines, one at a time, as the lines are read: constant memory for any file size.
+    Raises FormatError at the first problem (empty, mixed sizes, bad cell...), after the records before it."""
     if fmt != "auto" and fmt not in FORMATS:
         raise FormatError(f"unknown format {fmt!r}: expected auto or one of {', '.join(FORMATS)}", name)
-    if not _content(lines):
+    content = _content(lines)
+    first = next(content, None)
+    if first is None:
         raise FormatError("empty file: no board found (expected one board per line, a grid CSV or a CSV with a "
                           "puzzle column)", name)
-    kind = detect_format(lines) if fmt == "auto" else fmt
+    kind = detect_format([first[1]]) if fmt == "auto" else fmt
+    content = itertools.chain([first], content)
     if kind == "line":
-        records = _iter_line(lines, name)
+        records = _iter_line(content, name)
     elif kind == "grid":
-        records = _iter_grid(lines, name)
+        records = _iter_grid(content, name)
     else:
-        records = _iter_csv(lines, name, kaggle=kind == "kaggle")
-    out: list[BoardRecord] = []
+        records = _iter_csv(content, name, kaggle=kind == "kaggle")
+    head: BoardRecord | None = None
     for rec in records:
-        if out and rec.board.n != out[0].board.n:
-            n0, n1 = out[0].board.n, rec.board.n
-            raise FormatError(f"a {n1}x{n1} board in a file of {n0}x{n0} boards (line {out[0].line}): "
+        if head is None:
+            head = rec
+        elif rec.board.n != head.board.n:
+            n0, n1 = head.board.n, rec.board.n
+            raise FormatError(f"a {n1}x{n1} board in a file of {n0}x{n0} boards (line {head.line}): "
                               f"expected every board of a file to have the same size", name, rec.line)
-        out.append(rec)
-    if not out:
+        yield rec
+    if head is None:
         raise FormatError("no board found: expected rows below the header", name)
-    return out
+
+
+def records_from_lines(lines: Iterable[str], name: str, fmt: str = "auto") -> list[BoardRecord]:
+    """All records of a file's lines; raises FormatError on the first problem (empty, mixed sizes, bad cell...)."""
+    return list(stream_records(lines, name, fmt))
+
+
+def iter_records(path: str | os.PathLike[str], fmt: str = "auto") -> Iterator[BoardRecord]:
+    """Every board of a file (plain or gzip-compressed) with its line number and extra fields, read as needed; a bad
+    line raises FormatError when reached, after the records before it."""
+    return stream_records(iter_lines(path), str(path), fmt)
+
+
+def iter_stream_records(stream: BinaryIO, name: str = STDIN_NAME, fmt: str = "auto") -> Iterator[BoardRecord]:
+    """Every board of a byte stream (standard input), read as needed, with the same checks as a file."""
+    return stream_records(_decode_lines(stream, name), name, fmt)
 
 
 def read_records(path: str | os.PathLike[str], fmt: str = "auto") -> list[BoardRecord]:
     """All records of a file (any format, auto-detected by default); raises FormatError on the first problem."""
-    return records_from_lines(_read_lines(Path(path)), str(path), fmt)
+    return list(iter_records(path, fmt))
 
 
 def read_stream_records(stream: BinaryIO, name: str = STDIN_NAME, fmt: str = "auto") -> list[BoardRecord]:
     """All records of a byte stream (standard input), with the same checks as a file."""
-    return records_from_lines(_decode_lines(stream, name), name, fmt)
-
-
-def iter_records(path: str | os.PathLike[str], fmt: str = "auto") -> Iterator[BoardRecord]:
-    """Every board of a file with its line number and extra fields. The whole file is validated first, so a bad
-    file raises FormatError before anything is yielded (no partial results downstream)."""
-    return iter(read_records(path, fmt))
+    return list(iter_stream_records(stream, name, fmt))
 
 
 def read_boards(path: str | os.PathLike[str], fmt: str = "auto") -> list[Board]:
     """All boards of a file (any format, auto-detected by default)."""
-    return [r.board for r in read_records(path, fmt)]
+    return [r.board for r in iter_records(path, fmt)]
 
 
 # ---- writers -------------------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from ltn_sudoku.io import (
     detect_format,
     encode_cells,
     format_board,
+    iter_records,
     parse_board_text,
     read_boards,
     read_records,
@@ -286,3 +287,79 @@ def test_atomic_writes_get_the_usual_file_mode(tmp_path: Path) -> None:
     mask = os.umask(0)
     os.umask(mask)
     assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~mask
+
+
+# ---- issue 9: line endings, spaced grids, id lines, gzip, UTF-16, streaming ----------------------------------------
+def test_cr_only_line_endings_split_lines(tmp_path: Path) -> None:
+    """Old Mac files end lines with a lone CR: two 4x4 boards are two boards, not one 32-character line."""
+    assert read_boards(write(tmp_path, "cr.txt", f"{SEED_4}\r{SEED_4}\r".encode())) == [Board.from_string(SEED_4)] * 2
+    csv_path = write(tmp_path, "cr.csv", f"id,puzzle\r1,{SEED_4}\r2,{SEED_4}\r".encode())
+    assert [r.fields["id"] for r in read_records(csv_path)] == ["1", "2"]
+    mixed = write(tmp_path, "mixed.txt", f"{SEED_4}\r\n{SEED_4}\r{SEED_4}\n".encode())
+    assert [r.line for r in read_records(mixed)] == [1, 2, 3]
+
+
+def test_crlf_straddling_a_read_chunk(tmp_path: Path) -> None:
+    from ltn_sudoku.io import _READ_BYTES
+
+    first = "# " + "x" * (_READ_BYTES - 3) + "\r"  # the CR ends one chunk, its LF starts the next
+    path = write(tmp_path, "s.txt", (first + "\n" + SEED_4 + "\r\n").encode())
+    assert [r.line for r in read_records(path)] == [2]
+
+
+def test_space_separated_grids(tmp_path: Path) -> None:
+    seed = Board.from_string(SEED_4)
+    text = "1 . 3 4\n3 4 . 2\n2 1 4 3\n4 3 2 .\n\n1 . 3 4\n3 4 . 2\n2 1 4 3\n4 3 2 .\n"
+    assert read_boards(write(tmp_path, "g.txt", text)) == [seed, seed]
+    big = sample_boards(16, count=2, seed=5)[1]
+    spaced = "\n".join(" ".join(str(v) if v else "." for v in row) for row in big.rows())
+    assert read_boards(write(tmp_path, "g16.txt", spaced + "\n")) == [big]
+    assert parse_board_text(spaced) == big
+    assert detect_format(["1 . 3 4"]) == "grid" and detect_format(["1 . 3 4 3 4 . 2 2 1 4 3 4 3 2 ."]) == "line"
+
+
+def test_id_puzzle_rating_lines_keep_the_id(tmp_path: Path) -> None:
+    path = shared_file("9x9/diabolical_se5plus.txt")
+    first = path.read_text().splitlines()[0].split()
+    record = next(iter_records(path))
+    assert record.fields == {"id": first[0], "rating": first[2]}
+    lettered = write(tmp_path, "ids.txt", f"c85255ab {SEED_9} 5.6\nd0 {SEED_9} 7.1\n")
+    assert detect_format(lettered.read_text().splitlines()) == "line"
+    assert [r.fields["id"] for r in read_records(lettered)] == ["c85255ab", "d0"]
+
+
+def test_gzip_files_and_streams_read_transparently(tmp_path: Path) -> None:
+    import gzip
+
+    text = f"# compressed\n{SEED_9}\n{SEED_9}\n"
+    path = tmp_path / "b.txt.gz"
+    path.write_bytes(gzip.compress(text.encode()))
+    plain = read_records(write(tmp_path, "b.txt", text))
+    assert read_records(path) == plain
+    assert read_stream_records(io.BytesIO(gzip.compress(text.encode()))) == plain
+    kaggle = read_records(shared_file("kaggle/kaggle_3m_first1000.csv.gz"))
+    assert len(kaggle) == 1000 and all(r.solution is not None for r in kaggle[:5])
+
+
+def test_a_truncated_gzip_file_is_a_format_error(tmp_path: Path) -> None:
+    import gzip
+
+    data = gzip.compress((SEED_9 + "\n").encode() * 2000)
+    path = write(tmp_path, "cut.txt.gz", data[: len(data) // 2])
+    with pytest.raises(FormatError, match="cut.txt.gz: not a valid gzip file"):
+        read_records(path)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_utf16_is_named_in_the_error(tmp_path: Path, encoding: str) -> None:
+    path = write(tmp_path, "u16.txt", f"{SEED_4}\n{SEED_4}\n".encode(encoding))
+    with pytest.raises(FormatError, match="UTF-16 text.*expected UTF-8"):
+        read_records(path)
+
+
+def test_iter_records_streams_the_boards_before_a_bad_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "late.txt", f"{SEED_4}\n{SEED_4}\n{SEED_4[:-1]}x\n")
+    records = iter_records(path)
+    assert next(records).line == 1 and next(records).line == 2
+    with pytest.raises(FormatError, match="late.txt:3:16: unexpected character 'x'"):
+        next(records)
