@@ -19,7 +19,8 @@ from ltn_sudoku.logic.axioms import (CONSTRAINT_AXIOMS, RULE_AXIOMS, board_satis
                                      is_possible, naked_single_definition, no_solution, rule_axioms)
 from ltn_sudoku.logic.grounding import Grounding, TablePredicate, encode_boards, index_variable, one_hot_givens
 from ltn_sudoku.logic.labels import resolve_techniques, technique_labels
-from ltn_sudoku.logic.model import INSTANCE_TYPES, HasValueConfig, HasValueNet, RecommendsHeuristicNet
+from ltn_sudoku.logic.hasvalue import HasValueConfig, RecurrentHasValue, build_has_value
+from ltn_sudoku.logic.model import INSTANCE_TYPES, RecommendsHeuristicNet
 from ltn_sudoku.logic.operators import FAMILIES, AggregLogProduct, AggregMax, build_operators
 
 VALID_4 = Board.from_string("1234341221434321")
@@ -203,9 +204,9 @@ def test_every_rule_axiom_is_reported() -> None:
 
 
 # ---- hasValue -----------------------------------------------------------------------------------------------------
-def _net(n: int = 4) -> HasValueNet:
+def _net(n: int = 4, kind: str = "evidence") -> RecurrentHasValue:
     torch.manual_seed(0)
-    return HasValueNet(Grounding(n), HasValueConfig(hidden=8, layers=2, steps=3))
+    return build_has_value(Grounding(n), HasValueConfig(kind=kind, hidden=8, layers=2, steps=3, message_dim=4))
 
 
 def test_has_value_clamps_givens_and_outputs_distributions() -> None:

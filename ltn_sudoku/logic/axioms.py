@@ -7,6 +7,8 @@ hasSolution. With hasValue = HV, isGiven = G, the fixed predicates isSameRow / i
 - cell_has_value:    ∀b,c ∃v HV(b,c,v)
 - one_value_per_cell: ∀b,c ∀v1≠v2 ¬(HV(b,c,v1) ∧ HV(b,c,v2))
 - row / col / block: ∀b ∀c1≠c2 peers ∀v  S_k(c1,c2) → ¬(HV(b,c1,v) ∧ HV(b,c2,v))
+- unit_has_digit:    ∀b,u,v ∃c inUnit(c,u) ∧ HV(b,c,v)   (every unit holds every digit; implied by the others for a
+                     crisp assignment, but for a soft one it is what asks a digit's mass to gather in one place)
 (c1, c2 range over the ordered pairs of distinct cells that share a unit: for any other pair every S_k is false and
 the implication trivially true, so leaving them out changes no truth value that matters, only the dilution of the
 pMean aggregators, and saves 3/4 of the work on 9x9.)
@@ -34,7 +36,7 @@ from ltn_sudoku.logic.grounding import Grounding, TablePredicate, index_variable
 from ltn_sudoku.logic.operators import Operators, build_operators
 
 UNIT_AXIOMS: tuple[str, str, str] = ("row", "col", "block")
-RULE_AXIOMS: tuple[str, ...] = ("givens", "cell_has_value", "one_value_per_cell", *UNIT_AXIOMS)
+RULE_AXIOMS: tuple[str, ...] = ("givens", "cell_has_value", "one_value_per_cell", *UNIT_AXIOMS, "unit_has_digit")
 CONSTRAINT_AXIOMS: tuple[str, ...] = ("one_value_per_cell", *UNIT_AXIOMS)
 
 
@@ -55,6 +57,9 @@ def rule_axioms(grounding: Grounding, ops: Operators, assignment: torch.Tensor,
         c1, c2 = grounding.peer_pair_variables()
         clash = ops.Not(ops.And(has_value(d.b, c1, d.v), has_value(d.b, c2, d.v)))
         axioms[name] = ops.forall([c1, c2, d.v], ops.Implies(predicate(c1, c2), clash))
+    i = index_variable("i", torch.arange(grounding.n, device=assignment.device))
+    in_unit = TablePredicate(assignment[:, grounding.unit_cells])  # (b, u, i, v): the unit's i-th cell holds v
+    axioms["unit_has_digit"] = ops.forall([d.u, d.v], ops.exists([i], in_unit(d.b, d.u, i, d.v)))
     return axioms
 
 
@@ -164,8 +169,7 @@ def hidden_single_definition(grounding: Grounding, givens: torch.Tensor) -> torc
     ops = CRISP
     n = grounding.n
     possible = _values(is_possible(grounding, givens), ["b", "c", "v"])
-    unit_cells = grounding.unit_membership.nonzero()[:, 1].reshape(3 * n, n)
-    in_unit = TablePredicate(possible[:, unit_cells])  # (b, u, i, v)
+    in_unit = TablePredicate(possible[:, grounding.unit_cells])  # (b, u, i, v)
     d = grounding.domain(givens.shape[0])
     i = index_variable("i", torch.arange(n, device=givens.device))
     i2 = index_variable("i2", torch.arange(n, device=givens.device))

@@ -92,6 +92,7 @@ class Grounding(nn.Module):
     peer_pairs: torch.Tensor
     digit_pairs: torch.Tensor
     same_unit_kind: torch.Tensor
+    unit_cells: torch.Tensor
 
     def __init__(self, n: int) -> None:
         super().__init__()
@@ -110,6 +111,9 @@ class Grounding(nn.Module):
         # (3, N, N): distinct cells of the same row / column / block (the 'elsewhere in my unit' sums of the network)
         kinds = torch.stack([self._same(k) for k in range(3)]) * (1 - torch.eye(self.cells))
         self.register_buffer("same_unit_kind", kinds, persistent=False)
+        # (3n, n): the cells of each unit in order (rows, columns, blocks as in unit_membership)
+        cells_of = self.unit_membership.nonzero()[:, 1].reshape(3 * n, n)
+        self.register_buffer("unit_cells", cells_of, persistent=False)
 
     def _same(self, kind: int) -> torch.Tensor:
         part = self.cell_features[:, kind * self.n:(kind + 1) * self.n]

@@ -45,18 +45,27 @@ def is_correct_truth(model: LtnSudoku, ops: Operators, values: torch.Tensor) -> 
 
 def solution_features(model: LtnSudoku, ops: Operators, givens: torch.Tensor,
                       assignment: torch.Tensor) -> torch.Tensor:
-    """(batch, SOLUTION_FEATURES) what hasSolution reads: how well the reached assignment satisfies the constraint
-    axioms (soft and after argmax), whether the decoded board is valid, NoSolution, and the solver's confidence."""
+    """(batch, features) what hasSolution reads (model.SOLUTION_INPUTS).
+
+    `reached`: how well the reached soft assignment satisfies the constraint axioms and unit_has_digit, and the
+    solver's confidence (mean and least over open cells) and the share of open cells: only what hasValue reached.
+    `symbolic` (the first checkpoints): the same soft truths of the constraint axioms, the rule axioms on the decoded
+    board, whether the decoded board is valid and the seed's NoSolution on the givens; the last two are crisp
+    symbolic verdicts that decide some classes by construction.
+    """
     with torch.no_grad():
         g = model.grounding
         soft = rule_axioms(g, ops, assignment, givens)
-        hard = rule_axioms(g, ops, crisp(assignment), givens)
         empty = 1 - givens.sum(-1)
         open_cells = empty.sum(-1).clamp(min=1)
         confidence = assignment.max(-1).values
         mean_conf = (confidence * empty).sum(-1) / open_cells
         min_conf = torch.where(empty > 0, confidence, torch.ones_like(confidence)).min(-1).values
         columns = [violation_scale(soft[name].value.float()) for name in CONSTRAINT_AXIOMS]
+        if model.has_solution.inputs == "reached":
+            columns += [violation_scale(soft["unit_has_digit"].value.float()), mean_conf, min_conf, empty.mean(-1)]
+            return torch.stack(columns, dim=-1)
+        hard = rule_axioms(g, ops, crisp(assignment), givens)
         columns += [violation_scale(hard[name].value.float()) for name in CONSTRAINT_AXIOMS[1:]]
         columns += [is_valid_assignment(model, givens, assignment).float(), no_solution(g, givens), mean_conf,
                     min_conf, empty.mean(-1)]

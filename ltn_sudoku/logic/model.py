@@ -1,15 +1,5 @@
-"""The learned predicates: hasValue (a recurrent message-passing MLP), hasSolution and recommendsHeuristic.
-
-hasValue(c, v | b) is one MLP applied to every (cell, digit) pair of every board at once, for a number of refinement
-steps with shared weights. Each step reads the previous soft assignment through fixed evidence features:
-- the givens and the previous hasValue(c, v);
-- how much of v the cell's row / column / block already holds elsewhere (naked-single evidence);
-- isPossible(c, v) under the product t-norm, and how many other open possible places v keeps in each of the cell's
-  units (hidden-single evidence: a place counts while no peer holds v and the cell holds no other digit), and how
-  many digits remain possible in the cell;
-optionally with the cell's positional features G(c) and a learned digit embedding G(v) (symmetry breakers, off by
-default: the rules are invariant under digit relabelling and the geometry's symmetries).
-The givens are clamped as facts: a given cell's hasValue is its one-hot digit at every step.
+"""The learned predicates bundled per board size: hasValue (ltn_sudoku.logic.hasvalue, one grounding per module),
+hasSolution and recommendsHeuristic, with the fixed groundings and the calibrated thresholds.
 """
 
 from __future__ import annotations
@@ -21,115 +11,15 @@ import torch
 from torch import nn
 
 from ltn_sudoku.logic.grounding import Grounding
-
-EVIDENCE_FEATURES = 11
-LOGIT_BOUND = 10.0
-
-
-@dataclass(frozen=True)
-class HasValueConfig:
-    """Size of the hasValue network and how many refinement steps it runs."""
-
-    hidden: int = 64
-    layers: int = 2
-    steps: int = 24
-    digit_dim: int = 0
-    cell_dim: int = 0
-
-    @classmethod
-    def from_cfg(cls, cfg: Mapping[str, Any]) -> HasValueConfig:
-        return cls(**{k: int(cfg[k]) for k in cls.__dataclass_fields__ if k in cfg})
-
-
-def mlp(inputs: int, hidden: int, layers: int, outputs: int) -> nn.Sequential:
-    """`layers` hidden ReLU layers of width `hidden`."""
-    parts: list[nn.Module] = []
-    width = inputs
-    for _ in range(layers):
-        parts += [nn.Linear(width, hidden), nn.ReLU()]
-        width = hidden
-    parts.append(nn.Linear(width, outputs))
-    return nn.Sequential(*parts)
-
-
-class HasValueNet(nn.Module):
-    """hasValue(c, v | b) for a whole batch: (batch, N, n) one-hot givens -> soft assignments after each step."""
-
-    def __init__(self, grounding: Grounding, config: HasValueConfig) -> None:
-        super().__init__()
-        self.grounding = grounding
-        self.config = config
-        n = grounding.n
-        self.first = nn.Linear(EVIDENCE_FEATURES, config.hidden)
-        self.digit_embedding = nn.Parameter(0.1 * torch.randn(n, config.digit_dim)) if config.digit_dim else None
-        self.digit_in = nn.Linear(config.digit_dim, config.hidden, bias=False) if config.digit_dim else None
-        self.cell_in = nn.Linear(3 * n, config.hidden, bias=False) if config.cell_dim else None
-        self.rest = mlp(config.hidden, config.hidden, config.layers - 1, 1)
-
-    def evidence(self, assignment: torch.Tensor, givens: torch.Tensor, filled: torch.Tensor) -> torch.Tensor:
-        """(batch, N, n, EVIDENCE_FEATURES) features of every (cell, digit) pair given the previous assignment."""
-        g = self.grounding
-        n = g.n
-        empty = 1 - filled
-        possible = g.possible(assignment, empty)
-        elsewhere = g.elsewhere_in_units(assignment)
-        places = g.elsewhere_in_units(possible * (1 - self._held_otherwise(assignment)))
-        count = possible.sum(-1, keepdim=True) / n
-        return torch.cat([
-            givens.unsqueeze(-1), filled.unsqueeze(-1).expand(-1, -1, n, 1), assignment.unsqueeze(-1), elsewhere,
-            possible.unsqueeze(-1), places / n ** 0.5, count.unsqueeze(-1).expand(-1, -1, n, 1),
-        ], dim=-1)
-
-    @staticmethod
-    def _held_otherwise(assignment: torch.Tensor) -> torch.Tensor:
-        """max over w != v of hasValue(c, w): how surely the cell already holds another digit than v."""
-        top = assignment.topk(2, dim=-1).values
-        return torch.where(assignment >= top[..., :1], top[..., 1:], top[..., :1])
-
-    def _position_bias(self) -> torch.Tensor | int:
-        bias: torch.Tensor | int = 0
-        if self.cell_in is not None:
-            bias = self.cell_in(self.grounding.cell_features)[:, None, :]
-        if self.digit_in is not None and self.digit_embedding is not None:
-            bias = bias + self.digit_in(self.digit_embedding)[None, :, :]
-        return bias
-
-    def forward(self, givens: torch.Tensor, steps: int | None = None, clamp_every: int = 0,
-                clamp_threshold: float = 1.0) -> list[torch.Tensor]:
-        """Soft assignments (batch, N, n) after each refinement step; givens stay clamped.
-
-        With clamp_every > 0 (answering, not training), every clamp_every steps the open cells whose hasValue
-        exceeds clamp_threshold are clamped too and read as givens from then on: what the model is sure of stops
-        drifting while the rest of the board is refined (the learned predicate still decides every value).
-        """
-        facts = givens
-        filled = givens.sum(-1, keepdim=True)
-        logits = torch.zeros_like(givens)
-        assignment = givens + (1 - filled) * logits.softmax(-1)
-        bias = self._position_bias()
-        outputs = []
-        for step in range(steps or self.config.steps):
-            hidden = torch.relu(self.first(self.evidence(assignment, facts, filled)) + bias)
-            logits = logits + self.rest(hidden).squeeze(-1)
-            assignment = facts + (1 - filled) * self._bounded(logits).softmax(-1)
-            if clamp_every and (step + 1) % clamp_every == 0:
-                sure = (assignment.amax(-1, keepdim=True) > clamp_threshold) & (filled == 0)
-                chosen = nn.functional.one_hot(assignment.argmax(-1), givens.shape[-1]).to(givens.dtype)
-                facts = torch.where(sure, chosen, facts)
-                filled = facts.sum(-1, keepdim=True)
-                assignment = facts + (1 - filled) * self._bounded(logits).softmax(-1)
-            outputs.append(assignment)
-        return outputs
-
-    @staticmethod
-    def _bounded(logits: torch.Tensor) -> torch.Tensor:
-        """Logits squashed into ±LOGIT_BOUND: hasValue never reaches exactly 0 or 1 on an open cell, so an exactly
-        satisfied formula (whose pMeanError root has an infinite derivative) cannot arise from a confident model."""
-        return LOGIT_BOUND * torch.tanh(logits / LOGIT_BOUND)
+from ltn_sudoku.logic.hasvalue import HasValueConfig, build_has_value
+from ltn_sudoku.logic.layers import mlp
 
 
 # ---- hasSolution -----------------------------------------------------------------------------------------------------
-SOLUTION_FEATURES = 12
+# What hasSolution reads (inference.solution_features): `reached` = only what hasValue reached, as soft truths;
+# `symbolic` = the first checkpoints' inputs, which add crisp symbolic verdicts (the decoded board's validity, the
+# rule axioms on the decoded board, and the seed's NoSolution on the givens) that decide some classes by construction.
+SOLUTION_INPUTS: dict[str, int] = {"reached": 8, "symbolic": 12}
 
 
 def violation_scale(truth: torch.Tensor) -> torch.Tensor:
@@ -138,11 +28,14 @@ def violation_scale(truth: torch.Tensor) -> torch.Tensor:
 
 
 class HasSolutionNet(nn.Module):
-    """hasSolution(b): a small MLP over what the solver reached on b (see SOLUTION_FEATURES in board_features)."""
+    """hasSolution(b): a small MLP over what the solver reached on b (see inference.solution_features)."""
 
-    def __init__(self, hidden: int) -> None:
+    def __init__(self, hidden: int, inputs: str = "reached") -> None:
         super().__init__()
-        self.mlp = mlp(SOLUTION_FEATURES, hidden, 1, 1)
+        if inputs not in SOLUTION_INPUTS:
+            raise ValueError(f"model.solution_inputs={inputs!r}: expected one of {', '.join(SOLUTION_INPUTS)}")
+        self.inputs = inputs
+        self.mlp = mlp(SOLUTION_INPUTS[inputs], hidden, 1, 1)
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
         return torch.sigmoid(self.mlp(features).squeeze(-1))
@@ -272,13 +165,18 @@ class ModelConfig:
     techniques: tuple[str, ...]
     clamp_every: int = 0
     clamp_threshold: float = 0.99
+    unit_axiom: bool = False  # train with the unit_has_digit axiom too (message passing; the evidence models without)
+    detach_every: int = 0  # training: detach hasValue's recurrent state every so many steps (0 = never)
+    solution_inputs: str = "symbolic"  # what hasSolution reads (SOLUTION_INPUTS); checkpoints without it: symbolic
 
     @classmethod
     def from_cfg(cls, cfg: Mapping[str, Any]) -> ModelConfig:
         return cls(size=int(cfg["size"]), has_value=HasValueConfig.from_cfg(cfg), eval_steps=int(cfg["eval_steps"]),
                    kb_every=int(cfg["kb_every"]), solution_hidden=int(cfg["solution_hidden"]),
                    heuristic_hidden=int(cfg["heuristic_hidden"]), techniques=tuple(cfg["techniques"]),
-                   clamp_every=int(cfg.get("clamp_every", 0)), clamp_threshold=float(cfg.get("clamp_threshold", 0.99)))
+                   clamp_every=int(cfg.get("clamp_every", 0)), clamp_threshold=float(cfg.get("clamp_threshold", 0.99)),
+                   unit_axiom=bool(cfg.get("unit_axiom", False)), detach_every=int(cfg.get("detach_every", 0)),
+                   solution_inputs=str(cfg.get("solution_inputs", "symbolic")))
 
 
 class LtnSudoku(nn.Module):
@@ -291,8 +189,8 @@ class LtnSudoku(nn.Module):
         super().__init__()
         self.config = config
         self.grounding = Grounding(config.size)
-        self.has_value = HasValueNet(self.grounding, config.has_value)
-        self.has_solution = HasSolutionNet(config.solution_hidden)
+        self.has_value = build_has_value(self.grounding, config.has_value)
+        self.has_solution = HasSolutionNet(config.solution_hidden, config.solution_inputs)
         self.recommends = RecommendsHeuristicNet(self.grounding, config.techniques, config.heuristic_hidden)
         self.register_buffer("is_correct_threshold", torch.tensor(0.5))
         self.register_buffer("has_solution_threshold", torch.tensor(0.5))

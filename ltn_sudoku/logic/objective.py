@@ -46,7 +46,8 @@ def objective(model: LtnSudoku, ops: Operators, batch: BoardSet, supervised: boo
     givens = one_hot_givens(batch.puzzles, g.n)
     solvable = batch.labels == SOLVABLE
     practice = batch.practice_mask()
-    assignments = model.has_value(givens)
+    assignments = model.has_value(givens, detach_every=model.config.detach_every)
+    untrained = UNTRAINED_AXIOMS | (set() if model.config.unit_axiom else {"unit_has_digit"})
     formulas: dict[str, torch.Tensor] = {}
     report: dict[str, float] = {}
     steps = kb_steps(len(assignments), model.config.kb_every)
@@ -54,7 +55,7 @@ def objective(model: LtnSudoku, ops: Operators, batch: BoardSet, supervised: boo
         for step in steps:
             sats = satisfaction(ops, rule_axioms(g, ops, assignments[step][practice], givens[practice]))
             for name, value in sats.items():
-                if name not in UNTRAINED_AXIOMS:
+                if name not in untrained:
                     formulas[f"{name}@{step + 1}"] = value
                 if step == steps[-1]:
                     report[name] = float(value.detach())

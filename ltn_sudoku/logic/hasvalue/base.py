@@ -1,0 +1,75 @@
+"""The refinement loop every hasValue grounding shares: clamped givens, bounded logits, optional clamping."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+from ltn_sudoku.logic.grounding import Grounding
+
+LOGIT_BOUND = 10.0
+
+
+def bounded(logits: torch.Tensor) -> torch.Tensor:
+    """Logits squashed into ±LOGIT_BOUND: hasValue never reaches exactly 0 or 1 on an open cell, so an exactly
+    satisfied formula (whose pMeanError root has an infinite derivative) cannot arise from a confident model."""
+    return LOGIT_BOUND * torch.tanh(logits / LOGIT_BOUND)
+
+
+class RecurrentHasValue(nn.Module):
+    """hasValue(c, v | b) for a whole batch: (batch, N, n) one-hot givens -> soft assignments after each step.
+
+    Subclasses define the recurrent state (`initial_state`) and one refinement step (`step`), which returns the new
+    state and the step's logits over digits; this class turns the logits into distributions with the givens clamped.
+    """
+
+    def __init__(self, grounding: Grounding, config: Any) -> None:
+        super().__init__()
+        self.grounding = grounding
+        self.config = config
+
+    def initial_state(self, givens: torch.Tensor) -> Any:
+        raise NotImplementedError
+
+    def step(self, state: Any, facts: torch.Tensor, filled: torch.Tensor,
+             assignment: torch.Tensor) -> tuple[Any, torch.Tensor]:
+        """One refinement step: (new state, logits (batch, N, n))."""
+        raise NotImplementedError
+
+    def forward(self, givens: torch.Tensor, steps: int | None = None, clamp_every: int = 0,
+                clamp_threshold: float = 1.0, detach_every: int = 0) -> list[torch.Tensor]:
+        """Soft assignments (batch, N, n) after each refinement step; givens stay clamped.
+
+        With clamp_every > 0 (answering, not training), every clamp_every steps the open cells whose hasValue
+        exceeds clamp_threshold are clamped too and read as givens from then on: what the model is sure of stops
+        drifting while the rest of the board is refined (the learned predicate still decides every value).
+        With detach_every > 0 (training), the recurrent state is detached every detach_every steps, so each
+        segment learns from the losses on its own steps only (deep supervision with truncated backpropagation).
+        """
+        facts = givens
+        filled = givens.sum(-1, keepdim=True)
+        assignment = givens + (1 - filled) / givens.shape[-1]
+        state = self.initial_state(givens)
+        outputs = []
+        for index in range(steps or self.config.steps):
+            if detach_every and index and index % detach_every == 0:
+                state = _detached(state)
+                assignment = assignment.detach()
+            state, logits = self.step(state, facts, filled, assignment)
+            assignment = facts + (1 - filled) * bounded(logits).softmax(-1)
+            if clamp_every and (index + 1) % clamp_every == 0:
+                sure = (assignment.amax(-1, keepdim=True) > clamp_threshold) & (filled == 0)
+                chosen = nn.functional.one_hot(assignment.argmax(-1), givens.shape[-1]).to(givens.dtype)
+                facts = torch.where(sure, chosen, facts)
+                filled = facts.sum(-1, keepdim=True)
+                assignment = facts + (1 - filled) * bounded(logits).softmax(-1)
+            outputs.append(assignment)
+        return outputs
+
+
+def _detached(state: Any) -> Any:
+    if isinstance(state, torch.Tensor):
+        return state.detach()
+    return type(state)(_detached(s) for s in state)
