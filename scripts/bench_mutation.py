@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import resource
 import shutil
 import subprocess
@@ -70,7 +71,9 @@ def main() -> None:
     started, cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     if not args.report_only:
         prepare(args.workdir, args.only, args.tests)
-        subprocess.run(["nice", "-n", "10", str(mutmut), "run", "--max-children", "1"], cwd=args.workdir)
+        with open(args.workdir / "mutmut-run.log", "w") as log:  # its progress bar, kept out of the summary
+            subprocess.run(["nice", "-n", "10", str(mutmut), "run", "--max-children", "1"], cwd=args.workdir,
+                           stdout=log, stderr=subprocess.STDOUT)
     subprocess.run([str(mutmut), "export-cicd-stats"], cwd=args.workdir, check=True, capture_output=True)
     listing = subprocess.run([str(mutmut), "results", "--all", "true"], cwd=args.workdir, check=True,
                              capture_output=True, text=True).stdout
@@ -80,7 +83,7 @@ def main() -> None:
         if ":" not in line:
             continue
         name, status = (part.strip() for part in line.rsplit(":", 1))
-        module = name.split(".x")[0].split("__mutmut")[0].rsplit(".", 1)[0] if ".x" in name else name
+        module = re.split(r"\.x[_\u01c1]", name)[0]  # ltn_sudoku.logic.metrics.x_auroc__mutmut_3, .xǁClassǁ...
         per_module.setdefault(module, Counter())[status] += 1
         if status == "survived":
             survivors.append(name)

@@ -45,6 +45,7 @@ def test_precision_recall_f1_by_hand() -> None:
     assert precision_recall_f1([0, 0], [0, 0]) == (1.0, 1.0, 1.0)  # nothing to find, nothing flagged
     assert precision_recall_f1([1, 1], [0, 0]) == (0.0, 1.0, 0.0)
     assert precision_recall_f1([0, 0], [1, 0]) == (1.0, 0.0, 0.0)
+    assert precision_recall_f1([1, 0], [0, 1]) == (0.0, 0.0, 0.0)  # all wrong: F1 0, not a division by zero
 
 
 def test_accuracy_by_hand() -> None:
@@ -65,8 +66,10 @@ def test_expected_calibration_error_by_hand() -> None:
 def test_calibrate_threshold_by_hand() -> None:
     t = calibrate_threshold([0.1, 0.3, 0.6, 0.9], [0, 0, 1, 1])
     assert 0.3 < t <= 0.6 and t == pytest.approx(0.45)
-    t = calibrate_threshold([0.2, 0.4, 0.7], [1, 1, 1])  # all positive: every score at or above it
-    assert t <= 0.2
+    t = calibrate_threshold([0.2, 0.4, 0.7], [1, 1, 1])  # all positive: just below the lowest score
+    assert 0.2 - 1e-3 < t <= 0.2
+    t = calibrate_threshold([0.2, 0.4, 0.7], [0, 0, 0])  # all negative: just above the highest
+    assert 0.7 < t < 0.7 + 1e-3
     assert calibrate_threshold([], []) == 0.5
 
 
