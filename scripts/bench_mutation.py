@@ -44,7 +44,7 @@ def prepare(workdir: Path, only: list[str], tests: list[str]) -> None:
     shared = REPO.parent / "shared"
     if shared.exists() and not (workdir.parent / "shared").exists():
         (workdir.parent / "shared").symlink_to(shared)
-    tests = [t for t in tests if (workdir / t).exists()]
+    tests = [t for t in tests if t.startswith("-") or (workdir / t.split("::")[0]).exists()]
     section = "\n".join([
         "", "[tool.mutmut]",
         'source_paths = ["ltn_sudoku"]',
