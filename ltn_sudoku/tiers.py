@@ -96,19 +96,22 @@ def singles_loop_batch(puzzles: np.ndarray, n: int) -> np.ndarray:
     """Naked and hidden singles until none is left, on (m, n*n) puzzles (0 = empty): the boards reached.
 
     Candidates are recomputed from the placed digits each round; every single found is placed at once. A board stops
-    at a dead end (an empty cell without candidate, or a digit without a place in a unit that lacks it)."""
-    units, cell_units = np.array(geometry(n).units), np.array(geometry(n).units_of_cell)
+    at a dead end (an empty cell without candidate, a digit without a place in a unit that lacks it, or two singles
+    of one digit in a unit), so the boards stay consistent and a completed board is a solution."""
+    unit = geometry(n).unit_matrix.astype(np.float32)  # (3n, n*n): unit u holds cell c
     values = np.array(puzzles, dtype=np.int64).reshape(-1, n * n).copy()
-    active = np.arange(len(values))
+    active = np.arange(len(values))  # boards still moving
+    digits = np.arange(1, n + 1)
     while active.size:
         v = values[active]
-        in_unit = (v[:, :, None] == np.arange(1, n + 1))[:, units].any(2)  # (m, 3n, n): digit placed in unit
-        cand = (v == 0)[:, :, None] & ~in_unit[:, cell_units].any(2)  # (m, n*n, n)
-        place = np.where(cand.sum(2) == 1, cand.argmax(2) + 1, 0)  # naked singles
-        unit_cand = cand[:, units]  # (m, 3n, n cells, n digits)
-        b, u, i, d = np.nonzero(unit_cand & (unit_cand.sum(2) == 1)[:, :, None, :])  # hidden singles
-        place[b, units[u, i]] = d + 1
-        dead = ((v == 0) & ~cand.any(2)).any(1) | (~in_unit & ~unit_cand.any(2)).any((1, 2))
+        in_unit = unit @ (v[:, :, None] == digits).astype(np.float32) > 0  # (m, 3n, n): digit placed in unit
+        cand = (v == 0)[:, :, None] & (unit.T @ in_unit.astype(np.float32) == 0)  # (m, n*n, n)
+        places = unit @ cand.astype(np.float32)  # (m, 3n, n): places of each digit in each unit
+        hidden = cand & (unit.T @ (places == 1).astype(np.float32) > 0)  # the only place of a digit in a unit
+        naked = np.where(cand.sum(2) == 1, cand.argmax(2) + 1, 0)
+        place = np.where(hidden.any(2), hidden.argmax(2) + 1, naked)
+        dead = ((v == 0) & ~cand.any(2)).any(1) | ((places == 0) & ~in_unit).any((1, 2))
+        dead |= (unit @ (place[:, :, None] == digits).astype(np.float32) > 1).any((1, 2))  # singles that clash
         moving = (place > 0).any(1) & ~dead
         values[active[moving]] += place[moving]
         active = active[moving]

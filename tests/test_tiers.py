@@ -110,7 +110,7 @@ def test_singles_loop_matches_the_engine_restricted_to_singles(n: int, kind: str
 
 
 def test_singles_loop_on_16x16() -> None:
-    boards = _generated(16, 6, seed=2, givens=(130, 160))
+    boards = _generated(16, 3, seed=2, givens=(130, 160))
     engine = Engine(SINGLE_NAMES, fallback=False)
     for board in boards:
         assert singles_loop(board) == engine.solve(board).final
@@ -145,6 +145,19 @@ def test_labels_agree_with_restarted_engines_and_the_exact_solution() -> None:
 def test_labels_agree_on_hard_public_puzzles() -> None:
     boards = shared_puzzles("9x9/top95.txt", 15, seed=3) + shared_puzzles("9x9/top1465.txt", 15, seed=3)
     assert {5, 6} <= _check_against_engine_and_exact(boards)
+
+
+@pytest.mark.slow
+def test_labels_agree_on_16x16() -> None:
+    assert len(_check_against_engine_and_exact(_generated(16, 8, seed=1, givens=(110, 140))[:3])) >= 2
+
+
+def test_singles_loop_on_impossible_boards_keeps_the_givens() -> None:
+    boards = [r.board for r in generate(9, "open_impossible", 40, seed=4)]
+    reached = singles_loop_batch(np.array([b.values for b in boards]), 9)
+    for board, row in zip(boards, reached):
+        assert all(v == 0 or v == r for v, r in zip(board.values, row.tolist()))
+        assert not (row > 0).all() or board.is_closed  # a board without solution is never completed
 
 
 def test_monotone_in_the_tier() -> None:
