@@ -3,15 +3,17 @@
 A BoardSet holds whole datasets as a few tensors (puzzles, solutions, class labels, technique labels), so that a batch
 is an index into them, never a Python list of boards. Sources:
 - the generators (ltn_sudoku.generate): the four classes, reproducible by seed;
-- Kaggle-format CSVs (quizzes,solutions) read with ltn_sudoku.io: open solvable puzzles with their solutions;
+- the public Kaggle CSVs (a file or a folder) read and verified by ltn_sudoku.kaggle: open solvable puzzles with their
+  solutions, `kinds` = the Kaggle set ("1M", "9M", "3M"), `difficulty` = the 3M rating;
 - solving states for recommendsHeuristic: puzzles, the same puzzles after every single has been placed, and puzzles
   with part of their solution filled in, so that each technique both applies and does not apply often enough to learn.
 """
 
 from __future__ import annotations
 
+import logging
 import os
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Iterator, Sequence
 
 import numpy as np
@@ -20,7 +22,9 @@ import torch
 from ltn_sudoku.board import Board
 from ltn_sudoku.engine import Engine
 from ltn_sudoku.generate import CLASSES, LabelledBoard, generate
-from ltn_sudoku.io import FormatError, read_records
+from ltn_sudoku.io import FormatError
+from ltn_sudoku.kaggle import KaggleReader
+from ltn_sudoku.split import DEFAULT_FRACTIONS, SPLITS, splits_of
 from ltn_sudoku.techniques.base import Technique
 
 CLASS_INDEX: dict[str, int] = {label: i for i, label in enumerate(CLASSES)}
@@ -31,11 +35,13 @@ CLOSED_INVALID = CLASS_INDEX["closed_invalid"]
 SINGLES: tuple[str, ...] = ("Full House", "Naked Single", "Hidden Single")
 AFTER_SINGLES = "after_singles"  # kind of a solving state where every single has been placed
 PARTLY_FILLED = "partly_filled"
+LOG = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class BoardSet:
-    """Boards of one side n as tensors; `solutions` are 0 where unknown or nonexistent."""
+    """Boards of one side n as tensors; `solutions` are 0 where unknown or nonexistent; `difficulty` is the Kaggle 3M
+    rating of a real row, NaN for every other board."""
 
     n: int
     puzzles: torch.Tensor  # (M, N) long, 0 = empty
@@ -43,6 +49,11 @@ class BoardSet:
     labels: torch.Tensor  # (M,) long, index into generate.CLASSES
     kinds: tuple[str, ...]
     techniques: torch.Tensor  # (M, H) float: technique labels (H = 0 when not labelled)
+    difficulty: torch.Tensor = field(default=None)  # type: ignore[assignment]  # (M,) float64; None -> all NaN
+
+    def __post_init__(self) -> None:
+        if self.difficulty is None:
+            object.__setattr__(self, "difficulty", torch.full((len(self),), float("nan"), dtype=torch.float64))
 
     def __len__(self) -> int:
         return int(self.puzzles.shape[0])
@@ -54,7 +65,7 @@ class BoardSet:
             idx = idx.nonzero().flatten()
         positions = idx.tolist()
         return BoardSet(self.n, self.puzzles[idx], self.solutions[idx], self.labels[idx],
-                        tuple(self.kinds[i] for i in positions), self.techniques[idx])
+                        tuple(self.kinds[i] for i in positions), self.techniques[idx], self.difficulty[idx.cpu()])
 
     def of_class(self, *labels: int) -> BoardSet:
         mask = torch.zeros(len(self), dtype=torch.bool)
@@ -78,7 +89,7 @@ class BoardSet:
 
     def to(self, device: torch.device | str) -> BoardSet:
         return BoardSet(self.n, self.puzzles.to(device), self.solutions.to(device), self.labels.to(device), self.kinds,
-                        self.techniques.to(device))
+                        self.techniques.to(device), self.difficulty)
 
     @staticmethod
     def concat(sets: Sequence[BoardSet]) -> BoardSet:
@@ -93,7 +104,7 @@ class BoardSet:
 
     def with_techniques(self, labels: np.ndarray) -> BoardSet:
         return BoardSet(self.n, self.puzzles, self.solutions, self.labels, self.kinds,
-                        torch.as_tensor(labels, dtype=torch.float32).reshape(len(self), -1))
+                        torch.as_tensor(labels, dtype=torch.float32).reshape(len(self), -1), self.difficulty)
 
 
 def from_boards(n: int, boards: Sequence[Board], solutions: Sequence[Board | None], labels: Sequence[str],
@@ -121,14 +132,44 @@ def generated(n: int, label: str, count: int, seed: int, givens: Sequence[int] |
     return from_records(n, generate(n, label, count, seed, kind=kind, givens=span))
 
 
-def kaggle(path: str | os.PathLike[str], n: int, limit: int | None = None) -> BoardSet:
-    """Open solvable puzzles from a Kaggle-format CSV (quizzes,solutions), the first `limit` of them."""
-    records = read_records(path)
-    if records[0].board.n != n:
-        raise FormatError(f"{records[0].board.n}x{records[0].board.n} boards, expected {n}x{n}", path)
-    records = records[:limit] if limit else records
-    return from_boards(n, [r.board for r in records], [r.solution for r in records],
-                       ["open_solvable"] * len(records), ["kaggle"] * len(records))
+def kaggle(path: str | os.PathLike[str], n: int, limit: int | None = None, split: str | None = None,
+           fractions: Sequence[float] = DEFAULT_FRACTIONS, skip_bad: bool = False) -> BoardSet:
+    """Open solvable puzzles of the Kaggle CSVs at `path` (a file or a folder, every row verified), the first `limit`.
+
+    `split` keeps only the rows of one fixed split ("train", "val" or "test", see ltn_sudoku.split). A puzzle read
+    twice (the 3M copies overlap) is kept once, first file first. `kinds` holds each row's Kaggle set name,
+    `difficulty` its 3M rating (NaN where the file has none); `skip_bad` skips (and logs) rows that fail verification.
+    """
+    if n != 9:
+        raise FormatError(f"Kaggle CSVs hold 9x9 boards: {n}x{n} asked", path)
+    if split is not None and split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}: expected one of {', '.join(SPLITS)}")
+    limit = limit or None  # 0 or None: every row
+    parts: list[tuple[np.ndarray, np.ndarray, str, np.ndarray]] = []
+    seen: set[bytes] = set()
+    kept = repeated = 0
+    for chunk in KaggleReader(path, skip_bad=skip_bad).chunks():
+        keep = np.ones(len(chunk), dtype=bool) if split is None else splits_of(chunk.quizzes, fractions) == split
+        for i in np.flatnonzero(keep).tolist():
+            key = chunk.quizzes[i].tobytes()
+            keep[i] = key not in seen
+            repeated += not keep[i]
+            seen.add(key)
+        index = np.flatnonzero(keep)[: None if limit is None else max(0, limit - kept)]
+        parts.append((chunk.quizzes[index], chunk.solutions[index], chunk.set_name, chunk.difficulty[index]))
+        kept += len(index)
+        if limit is not None and kept >= limit:
+            break
+    if repeated:
+        LOG.info("%s: %d repeated puzzles read once", path, repeated)
+    if not kept:
+        raise FormatError(f"no Kaggle rows{f' in the {split} split' if split else ''}", path)
+    puzzles = torch.from_numpy(np.concatenate([p[0] for p in parts]).astype(np.int64))
+    solutions = torch.from_numpy(np.concatenate([p[1] for p in parts]).astype(np.int64))
+    kinds = tuple(name for _, _, name, rating in parts for _ in range(len(rating)))
+    difficulty = torch.from_numpy(np.concatenate([p[3] for p in parts]))
+    return BoardSet(n, puzzles, solutions, torch.full((kept,), SOLVABLE, dtype=torch.long), kinds,
+                    torch.zeros(kept, 0), difficulty)
 
 
 def solving_states(puzzles: BoardSet, seed: int) -> BoardSet:
@@ -152,7 +193,8 @@ def solving_states(puzzles: BoardSet, seed: int) -> BoardSet:
             fill = rng.choice(empty, size=int(rng.integers(0, max(1, len(empty) - 1))), replace=False)
             rows[i, fill] = solution[fill]
             kinds[i] = PARTLY_FILLED
-    return BoardSet(puzzles.n, rows, puzzles.solutions, puzzles.labels, tuple(kinds), puzzles.techniques)
+    return BoardSet(puzzles.n, rows, puzzles.solutions, puzzles.labels, tuple(kinds), puzzles.techniques,
+                    puzzles.difficulty)
 
 
 def label_techniques(boards: BoardSet, techniques: Sequence[Technique]) -> BoardSet:
