@@ -66,7 +66,8 @@ def main() -> None:
     parser.add_argument("--only", nargs="+", default=ONLY, help="glob patterns of the files to mutate")
     parser.add_argument("--tests", nargs="+", default=TESTS, help="the test selection that must kill them")
     parser.add_argument("--report-only", action="store_true", help="summarise an earlier run in --workdir")
-    args = parser.parse_args()
+    args, pytest_options = parser.parse_known_args()  # e.g. --deselect=tests/x.py::slow_case goes to pytest
+    args.tests += pytest_options
     mutmut = Path(sys.executable).with_name("mutmut")
     started, cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     if not args.report_only:
