@@ -27,6 +27,9 @@ CLOSED_MAKERS: dict[str, Callable[[int, int, np.random.Generator, str], Made]] =
 }
 MAX_BATCH: dict[int, int] = {4: 2048, 9: 1024, 16: 64}  # boards attempted per batch (larger sides: 8)
 MAX_IDLE_BATCHES = 8  # batches in a row that yield nothing before a stream gives up
+# ... and, on sides where an attempt is cheap, this many attempts in a row: small counts make small batches, and a
+# sparse 9x9 range may need a few hundred attempts per board, so eight small batches alone prove nothing
+MIN_IDLE_ATTEMPTS: dict[int, int] = {4: 2000, 9: 2000}
 
 
 class GenerationError(ValueError):
@@ -98,7 +101,8 @@ class _Collector:
         """Take what is still needed of a batch; returns the number of boards taken."""
         self.tried += self.stream.attempts
         self.idle = 0 if len(boards) else self.idle + 1
-        if self.idle >= MAX_IDLE_BATCHES:
+        patience = MIN_IDLE_ATTEMPTS.get(self.stream.size, 0)
+        if self.idle >= MAX_IDLE_BATCHES and self.idle * self.stream.attempts >= patience:
             raise GenerationError(f"gave up on {self.stream.name}: {self.idle} batches of {self.stream.attempts} "
                                   f"attempts made no board; try a wider givens range")
         fresh = np.ones(len(boards), dtype=bool)

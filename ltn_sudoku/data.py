@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass, field, fields
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 import torch
@@ -123,11 +123,17 @@ def from_records(n: int, records: Sequence[LabelledBoard]) -> BoardSet:
                        [r.kind for r in records])
 
 
-def generated(n: int, label: str, count: int, seed: int, givens: Sequence[int] | None = None,
+def generated(n: int, label: str, count: int, seed: int, givens: Sequence[Any] | None = None,
               kind: str | None = None) -> BoardSet:
-    """`count` generated boards of one class (see ltn_sudoku.generate.generate)."""
+    """`count` generated boards of one class (see ltn_sudoku.generate.generate); `givens` is one [low, high] range
+    or a list of them (equal shares of the boards, each range with its own seed)."""
     if count <= 0:
         return from_boards(n, [], [], [], [])
+    if givens is not None and len(givens) and isinstance(givens[0], Sequence):  # several ranges: equal shares
+        spans = list(givens)
+        shares = [count // len(spans) + (i < count % len(spans)) for i in range(len(spans))]
+        return BoardSet.concat([generated(n, label, share, seed + 1000 * i, span, kind)
+                                for i, (share, span) in enumerate(zip(shares, spans))])
     span = (int(givens[0]), int(givens[1])) if givens is not None else None
     return from_records(n, generate(n, label, count, seed, kind=kind, givens=span))
 

@@ -15,26 +15,36 @@ from typing import Any
 
 import hydra
 import numpy as np
+import pandas as pd
 import torch
 from omegaconf import DictConfig, OmegaConf
 from torch.utils.tensorboard import SummaryWriter
 
 from ltn_sudoku import data
 from ltn_sudoku.board import Board
-from ltn_sudoku.exact import solve_batch
 from ltn_sudoku.io import atomic_write_text, read_boards
-from ltn_sudoku.logic import assess
+from ltn_sudoku.logic import assess, reasoning
+from ltn_sudoku.logic.axioms import no_solution
 from ltn_sudoku.logic.checkpoint import load_checkpoint
 from ltn_sudoku.logic.labels import resolve_techniques
-from ltn_sudoku.logic.metrics import accuracy
-from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
+from ltn_sudoku.logic.grounding import one_hot_givens
+from ltn_sudoku.logic.metrics import accuracy, balanced_accuracy, reliability
+from ltn_sudoku.logic.model import LtnSudoku, ModelConfig, describe_inputs
 from ltn_sudoku.logic.operators import Operators, build_operators
 from ltn_sudoku.logic.runtime import configure_torch, run_directory
 from ltn_sudoku.paths import CHECKPOINTS_DIR, shared_file
 
 DEFAULT_GIVENS_BINS: dict[int, list[tuple[int, int]]] = {4: [(4, 6), (7, 8), (9, 10)],
                                                           9: [(17, 23), (24, 29), (30, 35), (36, 40)]}
-SEVENTEEN_CLUE_FILE = "9x9/17clue_49158.txt"
+PUBLIC_SETS: dict[str, str] = {  # evaluate.public names -> files of ../shared/data (docs/ltn.md names their sources)
+    "seventeen_clue": "9x9/17clue_49158.txt", "qqwing_simple": "9x9/qqwing_simple.txt",
+    "qqwing_easy": "9x9/qqwing_easy.txt", "qqwing_intermediate": "9x9/qqwing_intermediate.txt",
+    "qqwing_expert": "9x9/qqwing_expert.txt",
+    "top95": "9x9/top95.txt", "top1465": "9x9/top1465.txt", "forum_hardest": "9x9/forum_hardest_1106.txt"}
+# Figures that hold by construction, reported apart from the learned ones.
+BY_CONSTRUCTION: dict[str, str] = {
+    "q1_is_correct": "isCorrect on symbolic boards is the constraint axioms' satisfaction on the board's own digits "
+                     "with a calibrated threshold: exact by definition, nothing is learned"}
 
 
 def default_checkpoint(size: int) -> Path:
@@ -76,6 +86,62 @@ def training_boards(config: dict[str, Any]) -> set[tuple[int, ...]]:
     return {tuple(row) for s in (splits.train, splits.val_open, splits.val_closed) for row in s.puzzles.tolist()}
 
 
+def solving_sources(cfg: DictConfig, n: int, seed: int, seen: set[tuple[int, ...]]) -> list[tuple[str, list[Board]]]:
+    """The puzzles hasValue is measured on, by origin: generated over the whole givens range, public sets from the
+    shared data (9x9), and held-out real Kaggle rows when a path is given. Boards seen in training are removed."""
+    e = cfg.evaluate
+    bins = _bins(cfg, n)
+    span = (bins[0][0], bins[-1][1])
+    generated = _without(data.generated(n, "open_solvable", int(e.solving), seed + 1, givens=span), seen)
+    sources: list[tuple[str, list[Board]]] = [("generated", generated.boards())]
+    if n == 9:
+        for name, count in (e.get("public") or {}).items():
+            path = shared_file(PUBLIC_SETS[str(name)])
+            if int(count) > 0 and path.is_file():
+                boards = sample_public(read_boards(path), int(count), seed)
+                sources.append((str(name), [b for b in boards if tuple(b.values) not in seen]))
+    if n == 9 and e.get("kaggle_path"):
+        rows = _without(data.kaggle(e.kaggle_path, n, int(e.kaggle_limit)), seen)
+        sources.append(("kaggle", rows.boards()))
+    return sources
+
+
+def sample_public(boards: list[Board], count: int, seed: int) -> list[Board]:
+    """A seeded random sample of a public file's puzzles (all of them when the file has no more)."""
+    if len(boards) <= count:
+        return boards
+    pick = np.random.default_rng([seed, 9]).choice(len(boards), size=count, replace=False)
+    return [boards[i] for i in sorted(pick)]
+
+
+def _bins(cfg: DictConfig, n: int) -> list[tuple[int, int]]:
+    e = cfg.evaluate
+    return [tuple(b) for b in e.givens_bins] if e.givens_bins else DEFAULT_GIVENS_BINS.get(n, [(0, n * n)])
+
+
+def open_boards_by_givens(n: int, per_bin: int, bins: list[tuple[int, int]], seed: int) -> data.BoardSet:
+    """Balanced open boards in every givens bin: half solvable, a quarter each obviously and subtly impossible."""
+    sets = [data.generated(n, label, count, seed + 7 * i, givens=span, kind=kind)
+            for i, span in enumerate(bins)
+            for label, count, kind in (("open_solvable", per_bin // 2, None),
+                                       ("open_impossible", per_bin // 4, "obvious"),
+                                       ("open_impossible", per_bin // 4, "subtle"))]
+    return data.BoardSet.concat(sets)
+
+
+def has_solution_by_givens(truths: np.ndarray, labels: np.ndarray, givens: np.ndarray, threshold: float,
+                           bins: list[tuple[int, int]]) -> dict[str, float]:
+    """hasSolution's balanced accuracy, AUROC and calibration error in every givens bin."""
+    out: dict[str, float] = {}
+    for low, high in bins:
+        mask = (givens >= low) & (givens <= high)
+        if mask.any():
+            key = f"q2_has_solution_givens_{low}_{high}"
+            out.update(assess.binary_metrics(key, truths[mask], labels[mask], threshold))
+            out[f"{key}/balanced_accuracy"] = balanced_accuracy(truths[mask] >= threshold, labels[mask])
+    return out
+
+
 def evaluate(cfg: DictConfig) -> dict[str, float]:
     """All metrics of one checkpoint on held-out boards; also written to metrics.json and TensorBoard."""
     configure_torch(cfg)
@@ -87,16 +153,14 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
         model.config = replace(model.config, eval_steps=int(cfg.evaluate.eval_steps))
     n, e, seed = model.n, cfg.evaluate, int(cfg.evaluate.seed)
     seen = training_boards(payload["config"])
+    bins = _bins(cfg, n)
     half = lambda count: int(count) // 2  # noqa: E731
     closed = _without(data.BoardSet.concat([data.generated(n, "closed_valid", half(e.closed), seed),
                                             data.generated(n, "closed_invalid", half(e.closed), seed)]), seen)
-    open_boards = _without(data.BoardSet.concat([data.generated(n, "open_solvable", half(e.open), seed),
-                                                 data.generated(n, "open_impossible", half(e.open), seed)]), seen)
-    solving = _without(data.generated(n, "open_solvable", int(e.solving), seed + 1,
-                                      givens=(min(DEFAULT_GIVENS_BINS[n])[0], max(DEFAULT_GIVENS_BINS[n])[1])
-                                      if n in DEFAULT_GIVENS_BINS else None), seen)
+    open_boards = _without(open_boards_by_givens(n, int(e.open) // len(bins), bins, seed), seen)
     metrics: dict[str, float] = {"heldout/removed_seen_boards": float(
-        int(e.closed) + int(e.open) + int(e.solving) - len(closed) - len(open_boards) - len(solving))}
+        int(e.closed) + len(bins) * (int(e.open) // len(bins) // 2 + 2 * (int(e.open) // len(bins) // 4))
+        - len(closed) - len(open_boards))}
 
     truths, labels = assess.is_correct_scores(model, ops, closed)
     threshold = float(model.is_correct_threshold)
@@ -106,26 +170,36 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
     truths, labels = assess.has_solution_scores(model, ops, open_boards)
     threshold = float(model.has_solution_threshold)
     metrics.update(assess.binary_metrics("q2_has_solution", truths, labels, threshold))
+    metrics["q2_has_solution/balanced_accuracy"] = balanced_accuracy(truths >= threshold, labels)
     metrics.update(_per_kind("q2_has_solution", truths, labels, open_boards.kinds, threshold))
+    givens = (open_boards.puzzles > 0).sum(-1).numpy()
+    metrics.update(has_solution_by_givens(truths, labels, givens, threshold, bins))
+    for i, (predicted, observed, count) in enumerate(reliability(truths, labels)):
+        metrics.update({f"q2_has_solution_reliability/{i}/predicted": predicted,
+                        f"q2_has_solution_reliability/{i}/observed": observed,
+                        f"q2_has_solution_reliability/{i}/count": float(count)})
+    if model.config.solution_inputs == "symbolic":  # the boards whose impossibility the crisp NoSolution input misses
+        silent = (no_solution(model.grounding, one_hot_givens(open_boards.puzzles, n)) < 0.5).numpy()
+        metrics.update(assess.binary_metrics("q2_has_solution_no_solution_silent", truths[silent], labels[silent],
+                                             threshold))
 
-    bins = [tuple(b) for b in e.givens_bins] if e.givens_bins else DEFAULT_GIVENS_BINS.get(n, [])
-    metrics.update(assess.solving(model, solving))
-    metrics.update(assess.solving_by_givens(model, solving, bins))
-    if n == 9 and e.kaggle_path:
-        kaggle = _without(data.kaggle(e.kaggle_path, n, int(e.kaggle_limit)), seen)
-        metrics.update(assess.solving(model, kaggle, prefix="solve_kaggle"))
-    if n == 9 and int(e.seventeen) > 0:
-        boards = read_boards(shared_file(SEVENTEEN_CLUE_FILE))[: int(e.seventeen)]
-        counts, firsts = solve_batch(np.array([b.values for b in boards], dtype=np.int8))  # their solutions
-        solutions = [Board(row.tolist(), n) if count == 1 else None for row, count in zip(firsts, counts)]
-        seventeen = data.from_boards(n, boards, solutions, ["open_solvable"] * len(boards), ["17-clue"] * len(boards))
-        metrics.update(assess.solving(model, seventeen, prefix="solve_17_clue"))
+    rows = pd.concat([reasoning.solving_rows(model, name, boards, progress=bool(e.get("progress", False)))
+                      for name, boards in solving_sources(cfg, n, seed, seen)], ignore_index=True)
+    tables = {"tier": reasoning.by_tier(rows), "givens": reasoning.by_givens(rows, bins),
+              "source": reasoning._summary(rows.groupby("source"))}
+    for name, table in tables.items():
+        metrics.update(reasoning.flat(name, table))
+        print(f"\nhasValue solving by {name} (share solved; model = hasValue after {model.config.eval_steps} steps, "
+              f"baselines on the same puzzles)\n{table.to_string(float_format=lambda x: f'{x:.3f}')}")
+    generated = data.generated(n, "open_solvable", int(e.solving), seed + 1, givens=(bins[0][0], bins[-1][1]))
+    metrics.update(assess.solving(model, _without(generated, seen)))
 
     techniques = resolve_techniques(model.config.techniques, n)
-    states = data.label_techniques(data.solving_states(solving, seed), techniques)
+    states = data.label_techniques(data.solving_states(_without(generated, seen), seed), techniques)
     metrics.update(assess.heuristics(model, states))
-    metrics.update(assess.dead_ends(model, ops, solving.select(range(min(len(solving), int(e.dead_end_puzzles))))))
-    metrics.update(assess.inference_speed(model, ops, solving))
+    dead = _without(generated, seen)
+    metrics.update(assess.dead_ends(model, ops, dead.select(range(min(len(dead), int(e.dead_end_puzzles))))))
+    metrics.update(assess.inference_speed(model, ops, _without(generated, seen)))
     trained = payload["extra"].get("metrics", {})
     for key in ("train/cpu_seconds", "train/boards_seen", "train/boards_per_cpu_second", "train/epoch"):
         if key in trained:
@@ -139,8 +213,10 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
         if math.isfinite(value):
             writer.add_scalar(f"eval/{name}", value, 0)
     writer.close()
-    report = {"checkpoint": str(path), "metrics": metrics}
-    atomic_write_text(run_dir / "metrics.json", json.dumps(report, indent=2, sort_keys=True) + "\n")
+    report = {"checkpoint": str(path), "inputs": describe_inputs(model.config),
+              "by_construction": BY_CONSTRUCTION, "tables": {k: t.reset_index().to_dict("records")
+                                                             for k, t in tables.items()}, "metrics": metrics}
+    atomic_write_text(run_dir / "metrics.json", json.dumps(report, indent=2, sort_keys=True, default=float) + "\n")
     return metrics
 
 

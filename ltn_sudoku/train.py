@@ -54,7 +54,7 @@ def build_splits(cfg: DictConfig, model_config: ModelConfig) -> Splits:
     d = cfg.data
     techniques = resolve_techniques(model_config.techniques, n)
     seed = int(cfg.seed)
-    givens = list(d.givens) if d.givens is not None else None
+    givens = OmegaConf.to_container(d.givens) if d.givens is not None else None
     if d.kaggle_path:
         puzzles = data.kaggle(d.kaggle_path, n, limit=int(d.train.solvable) + int(d.val.solvable))
         val_solvable = puzzles.select(range(int(d.val.solvable)))

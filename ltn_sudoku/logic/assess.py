@@ -98,14 +98,19 @@ def heuristics(model: LtnSudoku, states: BoardSet, prefix: str = "heuristics") -
         truths = torch.cat([model.recommends(one_hot_givens(c.puzzles, model.n)) for c in _chunks(states)]).numpy()
     labels = states.techniques.numpy() > 0.5
     out: Metrics = {}
-    f1s = []
+    f1s: list[float] = []
+    baseline: list[float] = []  # F1 of always answering yes: what the base rate alone gives
     for j, name in enumerate(names):
         p, r, f1 = precision_recall_f1(truths[:, j] >= 0.5, labels[:, j])
         key = name.replace(" ", "_")
+        always_yes = precision_recall_f1(np.ones(len(labels), bool), labels[:, j])[2]
         out.update({f"{prefix}/{key}/precision": p, f"{prefix}/{key}/recall": r, f"{prefix}/{key}/f1": f1,
-                    f"{prefix}/{key}/positive_rate": float(labels[:, j].mean())})
+                    f"{prefix}/{key}/positive_rate": float(labels[:, j].mean()),
+                    f"{prefix}/{key}/always_yes_f1": always_yes})
         f1s.append(f1)
+        baseline.append(always_yes)
     out[f"{prefix}/macro_f1"] = float(np.mean(f1s))
+    out[f"{prefix}/always_yes_macro_f1"] = float(np.mean(baseline))
     out[f"{prefix}/ece"] = expected_calibration_error(truths.reshape(-1), labels.reshape(-1))
     return out
 

@@ -62,7 +62,7 @@ def solution_features(model: LtnSudoku, ops: Operators, givens: torch.Tensor,
         mean_conf = (confidence * empty).sum(-1) / open_cells
         min_conf = torch.where(empty > 0, confidence, torch.ones_like(confidence)).min(-1).values
         columns = [violation_scale(soft[name].value.float()) for name in CONSTRAINT_AXIOMS]
-        if model.has_solution.inputs == "reached":
+        if model.config.solution_inputs == "reached":
             columns += [violation_scale(soft["unit_has_digit"].value.float()), mean_conf, min_conf, empty.mean(-1)]
             return torch.stack(columns, dim=-1)
         hard = rule_axioms(g, ops, crisp(assignment), givens)

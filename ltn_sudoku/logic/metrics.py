@@ -63,3 +63,19 @@ def calibrate_threshold(scores: np.ndarray, labels: np.ndarray) -> float:
     cuts = np.concatenate([[values[0] - 1e-6], (values[:-1] + values[1:]) / 2, [values[-1] + 1e-6]])
     accuracies = [((scores >= t) == labels).mean() for t in cuts]
     return float(cuts[int(np.argmax(accuracies))])
+
+
+def balanced_accuracy(decisions: np.ndarray, labels: np.ndarray) -> float:
+    """Mean of the recall of each class present (the accuracy a majority-class guess cannot inflate)."""
+    decisions, labels = np.asarray(decisions, bool), np.asarray(labels, bool)
+    recalls = [float((decisions[labels == cls] == cls).mean()) for cls in (False, True) if (labels == cls).any()]
+    return float(np.mean(recalls)) if recalls else float("nan")
+
+
+def reliability(probabilities: np.ndarray, labels: np.ndarray, bins: int = 10) -> list[tuple[float, float, int]]:
+    """Per equal-width bin of predicted truth with boards in it: (mean predicted, share of positives, count), the
+    points of a reliability diagram (ECE is their count-weighted mean gap)."""
+    probabilities, labels = np.asarray(probabilities, float), np.asarray(labels, float)
+    which = np.minimum((probabilities * bins).astype(int), bins - 1)
+    return [(float(probabilities[which == b].mean()), float(labels[which == b].mean()), int((which == b).sum()))
+            for b in range(bins) if (which == b).any()]

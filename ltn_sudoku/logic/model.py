@@ -203,3 +203,24 @@ class LtnSudoku(nn.Module):
         """hasValue as it answers (not as it trains): eval_steps refinement steps with the configured clamping."""
         return self.has_value(givens, steps or self.config.eval_steps, self.config.clamp_every,
                               self.config.clamp_threshold)
+
+
+def describe_inputs(config: ModelConfig) -> dict[str, str]:
+    """Which inputs each learned predicate receives, and which of them are symbolic computations (metrics.json)."""
+    has_value = {
+        "evidence": "givens, previous hasValue, and hand-made symbolic evidence computed from them each step: "
+                    "isPossible (candidate elimination), a digit's open places per unit (hidden-single evidence), "
+                    "candidate counts; a soft singles propagator",
+        "message_passing": "givens, its own hidden state and previous hasValue, exchanged as learned messages along "
+                           "the fixed isSameRow/isSameCol/isSameBlock relations; no candidate or single evidence",
+    }[config.has_value.kind]
+    solution = {
+        "reached": "soft truths of the constraint axioms and unit_has_digit on the assignment hasValue reached, its "
+                   "confidence (mean, least) and the share of open cells; no crisp verdict",
+        "symbolic": "soft and decoded truths of the constraint axioms on what hasValue reached, plus two crisp "
+                    "symbolic verdicts: the decoded board's validity and the seed's NoSolution on the givens",
+    }[config.solution_inputs]
+    return {"hasValue": has_value, "hasSolution": solution,
+            "isCorrect": "the constraint axioms on the closed board's own digits (no learned part on symbolic input)",
+            "recommendsHeuristic": "crisp basic-rule candidate facts per pattern instance (counts of candidates and "
+                                   "places), computed symbolically from the givens; the formulas over them are learned"}
