@@ -240,8 +240,8 @@ def test_shipped_samples_are_true(size: int, label: str) -> None:
         assert_label_true(r)
 
 
-def test_shipped_kaggle_sample() -> None:
-    path = DATA_DIR / "kaggle_sample_9x9.csv"
+def test_shipped_generated_kaggle_layout_sample() -> None:
+    path = DATA_DIR / "generated_9x9_quizzes_solutions.csv"
     assert path.read_text().startswith("quizzes,solutions\n")
     records = read_records(path)
     assert len(records) == 1000 and len({r.board for r in records}) == 1000
