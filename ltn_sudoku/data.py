@@ -178,6 +178,19 @@ def kaggle(path: str | os.PathLike[str], n: int, limit: int | None = None, split
                     torch.zeros(kept, 0), difficulty)
 
 
+def kaggle_sample(path: str, split: str, count: int, seed: int) -> BoardSet:
+    """`count` real Kaggle rows of one split, an equal share of each Kaggle set found at `path`, seeded."""
+    rows = kaggle(path, 9, split=split)
+    names = sorted(set(rows.kinds))
+    rng = np.random.default_rng([seed, 17])
+    picks = []
+    for i, name in enumerate(names):
+        members = np.flatnonzero(np.array(rows.kinds) == name)
+        share = count // len(names) + (i < count % len(names))
+        picks.append(rng.choice(members, size=min(share, len(members)), replace=False))
+    return rows.select(np.sort(np.concatenate(picks)) if picks else [])
+
+
 def solving_states(puzzles: BoardSet, seed: int) -> BoardSet:
     """A third each of: the puzzles as given, the puzzles after all singles (when that does not solve them), and
     the puzzles with a random part of their solution filled in: the states recommendsHeuristic is trained on."""

@@ -86,23 +86,31 @@ def training_boards(config: dict[str, Any]) -> set[tuple[int, ...]]:
     return {tuple(row) for s in (splits.train, splits.val_open, splits.val_closed) for row in s.puzzles.tolist()}
 
 
-def solving_sources(cfg: DictConfig, n: int, seed: int, seen: set[tuple[int, ...]]) -> list[tuple[str, list[Board]]]:
+Source = tuple[str, list[Board], dict[str, np.ndarray]]  # name, puzzles, extra per-puzzle columns
+
+
+def solving_sources(cfg: DictConfig, n: int, seed: int, seen: set[tuple[int, ...]]) -> list[Source]:
     """The puzzles hasValue is measured on, by origin: generated over the whole givens range, public sets from the
     shared data (9x9), and held-out real Kaggle rows when a path is given. Boards seen in training are removed."""
     e = cfg.evaluate
     bins = _bins(cfg, n)
     span = (bins[0][0], bins[-1][1])
     generated = _without(data.generated(n, "open_solvable", int(e.solving), seed + 1, givens=span), seen)
-    sources: list[tuple[str, list[Board]]] = [("generated", generated.boards())]
+    sources: list[Source] = [("generated", generated.boards(), {})]
     if n == 9:
         for name, count in (e.get("public") or {}).items():
             path = shared_file(PUBLIC_SETS[str(name)])
             if int(count) > 0 and path.is_file():
                 boards = sample_public(read_boards(path), int(count), seed)
-                sources.append((str(name), [b for b in boards if tuple(b.values) not in seen]))
-    if n == 9 and e.get("kaggle_path"):
-        rows = _without(data.kaggle(e.kaggle_path, n, int(e.kaggle_limit)), seen)
-        sources.append(("kaggle", rows.boards()))
+                sources.append((str(name), [b for b in boards if tuple(b.values) not in seen], {}))
+    if n == 9 and e.get("kaggle_path"):  # held-out real rows: the test split, a sample of each Kaggle set
+        rows = _without(data.kaggle_sample(str(e.kaggle_path), "test", 10 ** 9, seed), seen)
+        for name in sorted(set(rows.kinds)):
+            members = np.random.default_rng([seed, 3]).permutation(np.flatnonzero(np.array(rows.kinds) == name))
+            rated = ~np.isnan(rows.difficulty.numpy()[members])  # rated 3M rows first: the difficulty table needs them
+            pick = np.sort(np.concatenate([members[rated], members[~rated]])[: int(e.kaggle_limit)])
+            subset = rows.select(pick)
+            sources.append((f"kaggle_{name}", subset.boards(), {"difficulty": subset.difficulty.numpy()}))
     return sources
 
 
@@ -183,10 +191,13 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
         metrics.update(assess.binary_metrics("q2_has_solution_no_solution_silent", truths[silent], labels[silent],
                                              threshold))
 
-    rows = pd.concat([reasoning.solving_rows(model, name, boards, progress=bool(e.get("progress", False)))
-                      for name, boards in solving_sources(cfg, n, seed, seen)], ignore_index=True)
+    rows = pd.concat([reasoning.solving_rows(model, name, boards, progress=bool(e.get("progress", False)),
+                                             extra=extra)
+                      for name, boards, extra in solving_sources(cfg, n, seed, seen)], ignore_index=True)
     tables = {"tier": reasoning.by_tier(rows), "givens": reasoning.by_givens(rows, bins),
-              "source": reasoning._summary(rows.groupby("source"))}
+              "source": reasoning.by_source(rows)}
+    if "difficulty" in rows and rows["difficulty"].notna().any():
+        tables["difficulty"] = reasoning.by_difficulty(rows)
     for name, table in tables.items():
         metrics.update(reasoning.flat(name, table))
         print(f"\nhasValue solving by {name} (share solved; model = hasValue after {model.config.eval_steps} steps, "

@@ -55,13 +55,13 @@ def build_splits(cfg: DictConfig, model_config: ModelConfig) -> Splits:
     techniques = resolve_techniques(model_config.techniques, n)
     seed = int(cfg.seed)
     givens = OmegaConf.to_container(d.givens) if d.givens is not None else None
-    if d.kaggle_path:
-        puzzles = data.kaggle(d.kaggle_path, n, limit=int(d.train.solvable) + int(d.val.solvable))
-        val_solvable = puzzles.select(range(int(d.val.solvable)))
-        train_solvable = puzzles.select(range(int(d.val.solvable), len(puzzles)))
-    else:
-        train_solvable = data.generated(n, "open_solvable", int(d.train.solvable), seed, givens)
-        val_solvable = data.generated(n, "open_solvable", int(d.val.solvable), seed + 1, givens)
+    train_solvable = data.generated(n, "open_solvable", int(d.train.solvable), seed, givens)
+    val_solvable = data.generated(n, "open_solvable", int(d.val.solvable), seed + 1, givens)
+    if d.kaggle_path:  # real rows join the generated ones, each from its own fixed split (ltn_sudoku.split)
+        train_solvable = data.BoardSet.concat(
+            [train_solvable, data.kaggle_sample(d.kaggle_path, "train", int(d.kaggle_rows.train), seed)])
+        val_solvable = data.BoardSet.concat(
+            [val_solvable, data.kaggle_sample(d.kaggle_path, "val", int(d.kaggle_rows.val), seed + 1)])
 
     def open_set(solvable: data.BoardSet, impossible: int, offset: int) -> data.BoardSet:
         states = data.solving_states(solvable, seed + offset)

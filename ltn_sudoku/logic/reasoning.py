@@ -10,7 +10,7 @@ figure stands beside the baselines computed on the same rows.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -44,8 +44,9 @@ def _cells(reached: np.ndarray, solutions: np.ndarray, puzzles: np.ndarray) -> n
 
 
 def solving_rows(model: LtnSudoku, source: str, boards: Sequence[Board], steps: int | None = None,
-                 progress: bool = False) -> pd.DataFrame:
-    """One row per puzzle of `boards` that has exactly one solution (others are dropped and not counted)."""
+                 progress: bool = False, extra: Mapping[str, np.ndarray] | None = None) -> pd.DataFrame:
+    """One row per puzzle of `boards` that has exactly one solution (others are dropped and not counted); `extra`
+    adds per-puzzle columns (e.g. the Kaggle 3M difficulty)."""
     if not boards:
         return pd.DataFrame()
     run = run_tiers(list(boards), progress=progress)
@@ -64,6 +65,8 @@ def solving_rows(model: LtnSudoku, source: str, boards: Sequence[Board], steps: 
     })
     for k in LOGIC_TIERS:
         frame[f"engine_T{k}"] = run.solved(k)[unique]
+    for name, column in (extra or {}).items():
+        frame[name] = np.asarray(column)[unique]
     return frame
 
 
@@ -80,6 +83,25 @@ def by_tier(rows: pd.DataFrame) -> pd.DataFrame:
     table = _summary(rows.groupby("tier"))
     table.index = [TIER_NAMES[int(t)] for t in table.index]
     return table
+
+
+def by_source(rows: pd.DataFrame) -> pd.DataFrame:
+    """Solved share per origin of the puzzles (generated, each public file, each Kaggle set)."""
+    return _summary(rows.groupby("source"))
+
+
+DIFFICULTY_BANDS: tuple[tuple[str, float, float], ...] = (("0", -1.0, 0.0), ("(0,2]", 0.0, 2.0),
+                                                         ("(2,4]", 2.0, 4.0), (">4", 4.0, float("inf")))
+
+
+def by_difficulty(rows: pd.DataFrame) -> pd.DataFrame:
+    """Solved share per Kaggle 3M difficulty band (rows without a rating are left out)."""
+    rated = rows.dropna(subset=["difficulty"])
+    band = pd.Series([None] * len(rated), index=rated.index, dtype=object)
+    for label, low, high in DIFFICULTY_BANDS:
+        band[(rated["difficulty"] > low) & (rated["difficulty"] <= high)] = label
+    table = _summary(rated.assign(band=band).dropna(subset=["band"]).groupby("band"))
+    return table.reindex([b[0] for b in DIFFICULTY_BANDS if b[0] in table.index])
 
 
 def givens_bin(givens: pd.Series, bins: Sequence[tuple[int, int]]) -> pd.Series:
