@@ -136,7 +136,7 @@ class TierRun:
     solutions: np.ndarray  # (m, n*n), an exact solution; zeros where there is none
     counts: np.ndarray  # (m,) solutions up to 2 (2 = several)
     tiers: np.ndarray  # (m,) 0 (no solution) or 1..6
-    reached: np.ndarray  # (m, 6, n*n)
+    reached: np.ndarray  # (m, 6, n*n) int16
 
     def solved(self, tier: int) -> np.ndarray:
         """(m,) bool: the engine limited to tiers <= `tier` completes the puzzle."""
@@ -166,6 +166,8 @@ def _advance(engine: Engine, grid: CandidateGrid, pipeline: Sequence[Technique])
 
 def _as_array(boards: Sequence[Board]) -> tuple[np.ndarray, int]:
     sizes = {b.n for b in boards}
+    if not boards:
+        raise ValueError("no boards")
     if len(sizes) != 1:
         raise ValueError(f"boards of one side are needed, got sides {sorted(sizes)}")
     n = sizes.pop()
@@ -184,7 +186,7 @@ def run_tiers(boards: Sequence[Board], max_tier: int = 5, progress: bool = False
     counts, solutions = solve_batch(puzzles.astype(np.int32), limit=2)
     solutions = solutions.astype(np.int64)
     tiers = np.where(counts > 0, SEARCH_TIER, NO_SOLUTION).astype(np.int64)
-    reached = np.repeat(puzzles[:, None, :], SEARCH_TIER, axis=1)
+    reached = np.repeat(puzzles[:, None, :].astype(np.int16), SEARCH_TIER, axis=1)
     reached[counts > 0, SEARCH_TIER - 1] = solutions[counts > 0]
     grids = {i: CandidateGrid.from_board(boards[i]) for i in np.flatnonzero(counts > 0)}
     bar = tqdm(total=m, unit="puzzle", desc="tiers", file=sys.stderr, dynamic_ncols=True, disable=not progress)
@@ -194,7 +196,7 @@ def run_tiers(boards: Sequence[Board], max_tier: int = 5, progress: bool = False
         for i, grid in list(grids.items()):
             if _advance(engine, grid, pipelines[bool(counts[i] == 1)]):
                 tiers[i] = tier
-                reached[i, tier - 1:] = solutions[i]
+                reached[i, tier - 1:SEARCH_TIER - 1] = grid.values  # the engine's board, not the exact one
                 del grids[i]
                 bar.update(1)
             else:

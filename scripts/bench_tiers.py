@@ -10,6 +10,11 @@ tier distribution (ltn_sudoku.tiers.run_tiers), the singles loop's solved share,
   the baseline the singles loop's speed is a ratio against; the two must reach the same boards (checked here too).
 
     .venv/bin/python scripts/bench_tiers.py [--sample 200] [--seed 0] [--files top95 top1465 ...]
+    .venv/bin/python scripts/bench_tiers.py --exemplars
+
+--exemplars instead prints the tiers of HoDoKu's exemplars 's <tag> s' (singles stall, the tagged technique, singles
+finish: tests/techniques_helpers.hodoku_exemplars) beside the tier of the tagged technique's family: where the tier is
+lower, techniques of easier families also do the job, which is the difference between "needs" and "uses".
 
 Times are CPU seconds (time.process_time) in this process, numba warmed up first; peak memory is the process's
 maximum resident set size.
@@ -20,7 +25,9 @@ from __future__ import annotations
 import argparse
 import random
 import resource
+import sys
 import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Sequence, TypeVar
 
@@ -30,8 +37,11 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.engine import Engine
 from ltn_sudoku.generate import generate
 from ltn_sudoku.io import read_boards
-from ltn_sudoku.paths import shared_file
+from ltn_sudoku.paths import REPO_ROOT, shared_file
 from ltn_sudoku.tiers import SEARCH_TIER, run_tiers, singles_loop, singles_loop_batch, tier_techniques
+
+if str(REPO_ROOT) not in sys.path:  # the exemplar reader lives with the shared test helpers
+    sys.path.insert(0, str(REPO_ROOT))
 
 FILES: dict[str, str] = {
     "17clue": "9x9/17clue_49158.txt",
@@ -41,6 +51,20 @@ FILES: dict[str, str] = {
     "qqwing_expert": "9x9/qqwing_expert.txt",
     "top95": "9x9/top95.txt",
     "top1465": "9x9/top1465.txt",
+}
+# HoDoKu exemplar tag -> (technique, tier of its family in ltn_sudoku.tiers.TIER_FAMILIES)
+EXEMPLAR_TAGS: dict[str, tuple[str, int]] = {
+    "lc1": ("Locked Candidates Type 1", 2), "lc2": ("Locked Candidates Type 2", 2), "l2": ("Locked Pair", 2),
+    "l3": ("Locked Triple", 2), "n2": ("Naked Pair", 3), "n3": ("Naked Triple", 3), "n4": ("Naked Quadruple", 3),
+    "h2": ("Hidden Pair", 3), "h3": ("Hidden Triple", 3), "bf2": ("X-Wing", 4), "bf3": ("Swordfish", 4),
+    "fbf2": ("Finned X-Wing", 4), "fbf3": ("Finned Swordfish", 4), "sbf2": ("Sashimi X-Wing", 4),
+    "sbf3": ("Sashimi Swordfish", 4), "sk": ("Skyscraper", 4), "2sk": ("2-String Kite", 4), "tf": ("Turbot Fish", 4),
+    "er": ("Empty Rectangle", 4), "w": ("W-Wing", 4), "xy": ("XY-Wing", 4), "xyz": ("XYZ-Wing", 4),
+    "u1": ("Uniqueness Test 1", 4), "u2": ("Uniqueness Test 2", 4), "u3": ("Uniqueness Test 3", 4),
+    "bug1": ("BUG+1", 4), "rp": ("Remote Pair", 5), "x": ("X-Chain", 5), "xyc": ("XY-Chain", 5),
+    "cnl": ("Continuous Nice Loop", 5), "dnl": ("Discontinuous Nice Loop", 5), "aic": ("AIC", 5),
+    "gcnl": ("Grouped Continuous Nice Loop", 5), "gaic": ("Grouped AIC", 5), "sdc": ("Sue de Coq", 5),
+    "fcv": ("Forcing Chain Verity", 6),
 }
 GENERATED: dict[str, tuple[int, tuple[int, int]]] = {"generated_9x9": (9, (22, 40)), "generated_4x4": (4, (4, 10))}
 T = TypeVar("T")
@@ -112,12 +136,28 @@ def tables(results: Sequence[FileResult]) -> str:
     return "\n".join(head + speed + footer)
 
 
+def exemplar_table() -> str:
+    from tests.techniques_helpers import hodoku_exemplars
+
+    rows = ["| tag | technique | its family's tier | exemplars | our tiers |", "|---|---|---:|---:|---|"]
+    for tag, (technique, family_tier) in EXEMPLAR_TAGS.items():
+        boards = [e.puzzle for e in hodoku_exemplars(tag) if e.before == "s" and e.after == "s"]
+        counts = Counter(run_tiers(boards).tiers.tolist())
+        rows.append(f"| {tag} | {technique} | T{family_tier} | {len(boards)} | "
+                    f"{', '.join(f'T{t}: {c}' for t, c in sorted(counts.items()))} |")
+    return "\n".join(rows)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", nargs="+", choices=[*FILES, *GENERATED], default=[*FILES, *GENERATED])
     parser.add_argument("--sample", type=int, default=200, help="puzzles per file (all of a smaller file)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--exemplars", action="store_true", help="tiers of HoDoKu's exemplars per technique")
     args = parser.parse_args(argv)
+    if args.exemplars:
+        print(exemplar_table())
+        return
     run_tiers([sample("top95", 1, 0)[0]])  # numba compile outside the timings
     results = []
     for name in args.files:
