@@ -89,11 +89,14 @@ def test_death_blossom_with_two_petals() -> None:
 
 
 def test_exemplars_after_singles_need_an_als_xz() -> None:
+    checked = 0
     for exemplar in hodoku_exemplars("axz"):
         if exemplar.before == "s":
             grid, _ = walk_sound(exemplar.puzzle, SINGLES)
             assert not grid.is_solved
             assert run_pure(grid, als.find_als_xz), exemplar.puzzle.to_line()
+            checked += 1
+    assert checked >= 1, checked  # HoDoKu has one such exemplar; the loop must not pass on none
 
 
 def test_limit_keeps_the_simplest_steps() -> None:
@@ -120,8 +123,12 @@ def test_sound_on_hard_and_generated_puzzles() -> None:
 
 
 def test_walk_with_singles_stays_sound() -> None:
+    names = {t.name for t in als.TECHNIQUES}
+    fired = 0
     for puzzle in shared_puzzles("9x9/top1465.txt", 4, seed=11):
-        walk_sound(puzzle, SINGLES + list(FINDERS.values()), solve(puzzle))
+        _, counts = walk_sound(puzzle, SINGLES + list(FINDERS.values()), solve(puzzle))
+        fired += sum(n for name, n in counts.items() if name in names)
+    assert fired >= 300, fired  # 360 when written: ALS steps were checked, not only singles
 
 
 @pytest.mark.slow

@@ -52,10 +52,13 @@ def test_surplus_must_be_covered_exactly() -> None:
 
 
 def test_exemplars_after_singles_have_a_sue_de_coq() -> None:
+    checked = 0
     for exemplar in hodoku_exemplars("sdc"):
         if exemplar.before == "s":
             grid, _ = walk_sound(exemplar.puzzle, SINGLES)
             assert run_pure(grid, find_sue_de_coq), exemplar.puzzle.to_line()
+            checked += 1
+    assert checked >= 10, checked  # 10 exemplars when written; the loop must not pass by finding no exemplar
 
 
 def _check(pairs: list, seed: int) -> int:
@@ -72,8 +75,11 @@ def test_sound_on_hard_and_generated_puzzles() -> None:
 
 
 def test_walk_with_singles_stays_sound() -> None:
+    fired = 0
     for exemplar in hodoku_exemplars("sdc")[:5]:
-        walk_sound(exemplar.puzzle, SINGLES + [find_sue_de_coq], solve(exemplar.puzzle))
+        _, counts = walk_sound(exemplar.puzzle, SINGLES + [find_sue_de_coq], solve(exemplar.puzzle))
+        fired += counts.get("Sue de Coq", 0)
+    assert fired >= 20, fired  # 24 when written: Sue de Coq steps were checked, not only singles
 
 
 @pytest.mark.slow
