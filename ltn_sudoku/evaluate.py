@@ -22,15 +22,18 @@ from torch.utils.tensorboard import SummaryWriter
 
 from ltn_sudoku import data
 from ltn_sudoku.board import Board
+from ltn_sudoku.config_check import check_config
 from ltn_sudoku.io import atomic_write_text, read_boards
 from ltn_sudoku.logic import assess, reasoning
 from ltn_sudoku.logic.axioms import no_solution
+from ltn_sudoku.exact import count_solutions_batch
 from ltn_sudoku.logic.checkpoint import load_checkpoint
 from ltn_sudoku.logic.labels import resolve_techniques
 from ltn_sudoku.logic.grounding import one_hot_givens
 from ltn_sudoku.logic.metrics import accuracy, balanced_accuracy, reliability
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig, describe_inputs
 from ltn_sudoku.logic.operators import Operators, build_operators
+from ltn_sudoku.logic.search import search_metrics
 from ltn_sudoku.logic.runtime import configure_torch, run_directory
 from ltn_sudoku.paths import CHECKPOINTS_DIR, shared_file
 
@@ -57,7 +60,7 @@ def load_model(path: str | Path, size: int | None = None) -> tuple[LtnSudoku, Op
     payload = load_checkpoint(path, size)
     config = payload["config"]
     model = LtnSudoku(ModelConfig.from_cfg(config["model"]))
-    model.load_state_dict(payload["state_dict"])
+    model.load_weights(payload["state_dict"])
     model.eval()
     return model, build_operators(config["logic"]), payload
 
@@ -160,7 +163,8 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
     if cfg.evaluate.get("eval_steps"):
         model.config = replace(model.config, eval_steps=int(cfg.evaluate.eval_steps))
     n, e, seed = model.n, cfg.evaluate, int(cfg.evaluate.seed)
-    seen = training_boards(payload["config"])
+    seen = training_boards({**payload["config"], "data": {**payload["config"]["data"],  # paths from the command only
+                                                         "kaggle_path": cfg.data.get("kaggle_path")}})
     bins = _bins(cfg, n)
     half = lambda count: int(count) // 2  # noqa: E731
     closed = _without(data.BoardSet.concat([data.generated(n, "closed_valid", half(e.closed), seed),
@@ -205,6 +209,16 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
     generated = data.generated(n, "open_solvable", int(e.solving), seed + 1, givens=(bins[0][0], bins[-1][1]))
     metrics.update(assess.solving(model, _without(generated, seen)))
 
+    if int(e.search.puzzles) > 0:  # LTN-guided search: sparse solvable and subtle impossible boards
+        span, count = (bins[0][0], bins[0][1]), int(e.search.puzzles)
+        solvable = (sample_public(read_boards(shared_file(PUBLIC_SETS["seventeen_clue"])), count, seed) if n == 9
+                    else data.generated(n, "open_solvable", count, seed + 5, span).boards())
+        impossible = data.generated(n, "open_impossible", int(e.search.impossible), seed + 5, span, kind="subtle")
+        boards = [*solvable, *impossible.boards()]
+        boards = [b for b in boards if tuple(b.values) not in seen]
+        counts = count_solutions_batch(np.array([b.values for b in boards]), limit=1).tolist()
+        metrics.update(search_metrics(model, boards, counts, int(e.search.budget)))
+
     techniques = resolve_techniques(model.config.techniques, n)
     states = data.label_techniques(data.solving_states(_without(generated, seen), seed), techniques)
     metrics.update(assess.heuristics(model, states))
@@ -233,6 +247,7 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="config")
 def main(cfg: DictConfig) -> None:
+    check_config(cfg, "evaluate")
     with torch.no_grad():
         evaluate(cfg)
 

@@ -23,6 +23,7 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from ltn_sudoku import data
+from ltn_sudoku.config_check import check_config
 from ltn_sudoku.io import atomic_write_text
 from ltn_sudoku.logic import assess
 from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
@@ -151,12 +152,17 @@ def train(cfg: DictConfig) -> dict[str, float]:
     scheduler_state = None
     if cfg.train.resume:
         state = load_checkpoint(cfg.train.resume, model_config.size)
-        model.load_state_dict(state["state_dict"])
+        model.load_weights(state["state_dict"])
         extra = state["extra"]
         optimizer.load_state_dict(extra["optimizer"])
         scheduler_state = extra.get("scheduler")
         start_epoch, best, stale = int(extra["epoch"]) + 1, float(extra["best"]), int(extra["stale"])
         seen, elapsed = int(extra["boards_seen"]), float(extra["train_seconds"])
+        if start_epoch >= int(cfg.train.epochs) or stale > int(cfg.train.patience):
+            LOG.warning("%s already finished (epoch %d of train.epochs=%d%s): nothing to train; raise train.epochs "
+                        "to go on", cfg.train.resume, start_epoch, int(cfg.train.epochs),
+                        ", stopped early" if stale > int(cfg.train.patience) else "")
+            return dict(extra.get("metrics", {}))
     splits = build_splits(cfg, model_config)
     splits = Splits(splits.train.to(cfg.device_resolved), splits.val_open.to(cfg.device_resolved),
                     splits.val_closed.to(cfg.device_resolved))
@@ -164,7 +170,7 @@ def train(cfg: DictConfig) -> dict[str, float]:
     if scheduler_state is not None:
         scheduler.load_state_dict(scheduler_state)
     resolved = OmegaConf.to_container(cfg, resolve=True)
-    writer = SummaryWriter(str(run_dir / "tb"))
+    writer = SummaryWriter(str(run_dir / "tb"), purge_step=seen if cfg.train.resume else None)  # no repeated steps
     shuffle = torch.Generator().manual_seed(int(cfg.seed))
     for _ in range(start_epoch):  # the same batch order as an uninterrupted run
         torch.randperm(len(splits.train), generator=shuffle)
@@ -227,6 +233,7 @@ def train(cfg: DictConfig) -> dict[str, float]:
 @hydra.main(version_base="1.3", config_path="../conf", config_name="config")
 def main(cfg: DictConfig) -> float:
     """Hydra entry point; returns the monitored metric (for sweepers)."""
+    check_config(cfg, "train")
     metrics = train(cfg)
     return float(metrics.get(str(cfg.train.monitor), float("nan")))
 

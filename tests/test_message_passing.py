@@ -92,7 +92,8 @@ def test_scrambled_solutions_give_bit_identical_rules_only_training(tmp_path: Pa
 def test_tiny_run_trains_evaluates_and_states_its_inputs(tmp_path: Path) -> None:
     train(config(tmp_path / "run", "train.epochs=1"))
     metrics = evaluate(config(tmp_path / "eval", f"checkpoint={tmp_path / 'run' / 'best.pt'}", "evaluate.closed=8",
-                              "evaluate.open=24", "evaluate.solving=24", "evaluate.dead_end_puzzles=2"))
+                              "evaluate.open=24", "evaluate.solving=24", "evaluate.dead_end_puzzles=2",
+                              "evaluate.search.puzzles=4", "evaluate.search.impossible=4"))
     report = json.loads((tmp_path / "eval" / "metrics.json").read_text())
     assert "no candidate or single evidence" in report["inputs"]["hasValue"]
     assert "no crisp verdict" in report["inputs"]["hasSolution"]
@@ -101,3 +102,5 @@ def test_tiny_run_trains_evaluates_and_states_its_inputs(tmp_path: Path) -> None
     assert "tier_T1/model" in metrics and "tier_T1/singles" in metrics and "givens_9-10/engine_≤T2" in metrics
     assert "q2_has_solution_givens_4_6/balanced_accuracy" in metrics
     assert "heuristics/always_yes_macro_f1" in metrics
+    assert metrics["search/wrong_solved"] == 0 and metrics["search/false_refutations"] == 0
+    assert "search/solved" in metrics and "search/refuted" in metrics

@@ -27,7 +27,8 @@ TINY = [
     "data.train.solvable=24", "data.train.impossible=8", "data.val.solvable=8", "data.val.impossible=8",
     "data.val.closed_valid=4", "data.val.closed_invalid=4", "train.batch_size=8", "train.progress=false",
 ]
-TINY_EVAL = ["evaluate.closed=8", "evaluate.open=24", "evaluate.solving=8", "evaluate.dead_end_puzzles=2"]
+TINY_EVAL = ["evaluate.closed=8", "evaluate.open=24", "evaluate.solving=8", "evaluate.dead_end_puzzles=2",
+             "evaluate.search.puzzles=4", "evaluate.search.impossible=2"]
 
 
 def config(run_dir: Path, *overrides: str) -> DictConfig:

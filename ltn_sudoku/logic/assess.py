@@ -52,10 +52,15 @@ def binary_metrics(prefix: str, truths: np.ndarray, labels: np.ndarray, threshol
 
 
 def calibrate(model: LtnSudoku, ops: Operators, closed: BoardSet, open_boards: BoardSet) -> None:
-    """Set the isCorrect and hasSolution thresholds to the most accurate ones on these (validation) boards."""
+    """On these (validation) boards: fit hasSolution's Platt scaling, then set the isCorrect and hasSolution
+    thresholds to the most accurate ones."""
     if len(closed):
         model.is_correct_threshold.fill_(calibrate_threshold(*is_correct_scores(model, ops, closed)))
     if len(open_boards):
+        model.has_solution.calibration.copy_(torch.tensor([1.0, 0.0]))
+        truths, labels = has_solution_scores(model, ops, open_boards)
+        raw = torch.logit(torch.as_tensor(truths, dtype=torch.float32), eps=1e-6)
+        model.has_solution.fit_calibration(raw, torch.as_tensor(labels))
         model.has_solution_threshold.fill_(calibrate_threshold(*has_solution_scores(model, ops, open_boards)))
 
 

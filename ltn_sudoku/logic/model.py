@@ -28,7 +28,14 @@ def violation_scale(truth: torch.Tensor) -> torch.Tensor:
 
 
 class HasSolutionNet(nn.Module):
-    """hasSolution(b): a small MLP over what the solver reached on b (see inference.solution_features)."""
+    """hasSolution(b): a small MLP over what the solver reached on b (see inference.solution_features).
+
+    Its logit passes through a Platt scaling (scale, offset) fitted on validation boards after training
+    (`fit_calibration`), so that a truth of 0.8 means "solvable 8 times in 10" on boards like those; untrained and
+    old checkpoints keep the identity (1, 0).
+    """
+
+    calibration: torch.Tensor
 
     def __init__(self, hidden: int, inputs: str = "reached") -> None:
         super().__init__()
@@ -36,9 +43,30 @@ class HasSolutionNet(nn.Module):
             raise ValueError(f"model.solution_inputs={inputs!r}: expected one of {', '.join(SOLUTION_INPUTS)}")
         self.inputs = inputs
         self.mlp = mlp(SOLUTION_INPUTS[inputs], hidden, 1, 1)
+        self.register_buffer("calibration", torch.tensor([1.0, 0.0]))
+
+    def logit(self, features: torch.Tensor) -> torch.Tensor:
+        return self.mlp(features).squeeze(-1)
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
-        return torch.sigmoid(self.mlp(features).squeeze(-1))
+        return torch.sigmoid(self.calibration[0] * self.logit(features) + self.calibration[1])
+
+    def fit_calibration(self, logits: torch.Tensor, labels: torch.Tensor, steps: int = 200) -> None:
+        """Platt scaling: the (scale, offset) minimising the cross-entropy of sigmoid(scale * logit + offset)."""
+        params = torch.tensor([1.0, 0.0], requires_grad=True)
+        optimizer = torch.optim.LBFGS([params], max_iter=steps, line_search_fn="strong_wolfe")
+        target = labels.float()
+
+        def closure() -> torch.Tensor:
+            optimizer.zero_grad()
+            loss = nn.functional.binary_cross_entropy_with_logits(params[0] * logits + params[1], target)
+            loss.backward()
+            return loss
+
+        with torch.enable_grad():
+            optimizer.step(closure)
+        if torch.isfinite(params).all() and params[0] > 0:
+            self.calibration.copy_(params.detach())
 
 
 # ---- recommendsHeuristic -------------------------------------------------------------------------------------------
@@ -198,6 +226,11 @@ class LtnSudoku(nn.Module):
     @property
     def n(self) -> int:
         return self.grounding.n
+
+    def load_weights(self, state_dict: Mapping[str, torch.Tensor]) -> None:
+        """load_state_dict for checkpoints of every version: buffers added later keep their defaults."""
+        defaults = {"has_solution.calibration": self.has_solution.calibration}
+        self.load_state_dict({**defaults, **state_dict})
 
     def refine(self, givens: torch.Tensor, steps: int | None = None) -> list[torch.Tensor]:
         """hasValue as it answers (not as it trains): eval_steps refinement steps with the configured clamping."""

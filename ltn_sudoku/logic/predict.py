@@ -1,26 +1,40 @@
-"""The LTN's answers for classify-board: the JSON value of the `ltn` key, one board or a batch at a time.
+"""The LTN's answers for classify-board: the JSON value of the `ltn` key, for many boards at once.
+
+For the CLI (classify-board, streaming in chunks): `LtnAnswers(checkpoint, dead_ends=False).sections(boards)` returns
+the LTN section of every board of a chunk, computed with the boards as the batch dimension; `--ltn-dead-ends` should
+map to `dead_ends=True` (one hasValue run per move: about 100x the cost, so off by default, and the answer says so).
 
     predictor = LtnPredictor.for_size(board.n)        # the shipped checkpoint, or None for sizes without a model
-    answer = predictor.answer(board) if predictor else LtnPredictor.unavailable(board.n)
+    answers = predictor.answer_batch(boards)          # one JSON value per board
 
 An answer holds isCorrect (closed boards; null for open ones) or hasSolution (open boards; null for closed ones) as
 {"truth", "decision"} with the calibrated threshold applied; for open boards also hasValue's solution after
-refinement, every basic-rule candidate move with its confidence (hasValue) and dead-end probability
-(1 - hasSolution after the move) and recommendsHeuristic per technique; and the checkpoint that answered.
+refinement, every basic-rule candidate move with its confidence (hasValue) and, when asked for, its dead-end
+probability (1 - hasSolution after the move; all moves of one board in one batch), `dead_ends` saying whether they
+were computed, recommendsHeuristic per technique; and the checkpoint that answered. The model runs on `threads` CPU
+threads (default 1: on classify's small batches more threads spend more CPU time than they save).
 """
 
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import torch
 
 from ltn_sudoku.board import Board, geometry
 from ltn_sudoku.logic.checkpoint import CheckpointError, load_checkpoint
 from ltn_sudoku.logic.grounding import encode_boards, one_hot_givens
-from ltn_sudoku.logic.inference import dead_end_probabilities, decoded, is_correct_truth, is_valid_assignment, reach
+from ltn_sudoku.logic.inference import (
+    candidate_moves,
+    dead_end_probabilities,
+    decoded,
+    is_correct_truth,
+    is_valid_assignment,
+    reach,
+)
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.operators import Operators, build_operators
 from ltn_sudoku.paths import CHECKPOINTS_DIR, REPO_ROOT
@@ -31,17 +45,35 @@ def shipped_checkpoint(size: int) -> Path:
     return CHECKPOINTS_DIR / f"{size}x{size}.pt"
 
 
+BATCH_BOARDS = 64  # boards per model pass in LtnAnswers.sections: bounded memory, full batches
+NOT_COMPUTED = {"computed": False, "reason": "the per-move dead-end probabilities cost one hasValue run per move: "
+                "ask for them (classify-board --ltn-dead-ends)"}
+
+
 def _truth(value: float, threshold: float) -> dict[str, Any]:
     return {"truth": round(float(value), 6), "decision": bool(value >= threshold)}
+
+
+@contextmanager
+def torch_threads(threads: int | None) -> Iterator[None]:
+    """Run the block on `threads` CPU threads (None: as set), restoring the process setting afterwards."""
+    before = torch.get_num_threads()
+    if threads:
+        torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 class LtnPredictor:
     """A loaded checkpoint that answers for boards of its size."""
 
-    def __init__(self, model: LtnSudoku, ops: Operators, path: Path) -> None:
+    def __init__(self, model: LtnSudoku, ops: Operators, path: Path, threads: int | None = 1) -> None:
         self.model = model.eval()
         self.ops = ops
         self.path = path
+        self.threads = threads
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], size: int | None = None) -> LtnPredictor:
@@ -50,7 +82,7 @@ class LtnPredictor:
         config = payload["config"]
         try:
             model = LtnSudoku(ModelConfig.from_cfg(config["model"]))
-            model.load_state_dict(payload["state_dict"])
+            model.load_weights(payload["state_dict"])
             ops = build_operators(config["logic"])
         except (KeyError, TypeError, ValueError, RuntimeError) as e:
             raise CheckpointError(f"{path}: checkpoint does not match this code's model ({e})") from None
@@ -82,8 +114,9 @@ class LtnPredictor:
         """The `ltn` JSON value for one board."""
         return self.answer_batch([board])[0]
 
-    def answer_batch(self, boards: Sequence[Board]) -> list[dict[str, Any]]:
-        """The `ltn` JSON values for boards of this predictor's size, computed as one batch."""
+    def answer_batch(self, boards: Sequence[Board], dead_ends: bool = True) -> list[dict[str, Any]]:
+        """The `ltn` JSON values for boards of this predictor's size, computed as one batch; `dead_ends`: also every
+        move's dead-end probability (one batch of moves per board)."""
         if not boards:
             return []
         wrong = [b.n for b in boards if b.n != self.size]
@@ -91,7 +124,7 @@ class LtnPredictor:
             raise ValueError(f"a {wrong[0]}x{wrong[0]} board given to the {self.size}x{self.size} model {self.path}")
         model, ops, n = self.model, self.ops, self.size
         geo = geometry(n)
-        with torch.no_grad():
+        with torch.no_grad(), torch_threads(self.threads):
             values = encode_boards(boards, n)
             correct = is_correct_truth(model, ops, values)
             reached = reach(model, ops, values)
@@ -99,7 +132,13 @@ class LtnPredictor:
             valid = is_valid_assignment(model, givens, reached.final)
             recommends = model.recommends(givens)
             open_rows = [i for i, b in enumerate(boards) if not b.is_closed]
-            board_idx, cell, digit, dead = dead_end_probabilities(model, ops, values[open_rows])
+            if dead_ends:
+                found = [dead_end_probabilities(model, ops, values[i:i + 1], chunk=n ** 3) for i in open_rows]
+                board_idx = torch.cat([torch.full_like(f[0], k) for k, f in enumerate(found)]) if found else None
+                cell, digit, dead = (torch.cat([f[j] for f in found]) if found else None for j in (1, 2, 3))
+            else:
+                board_idx, cell, digit = candidate_moves(model.grounding, values[open_rows])
+                dead = None
         threshold_correct = float(model.is_correct_threshold)
         threshold_solution = float(model.has_solution_threshold)
         answers: list[dict[str, Any]] = []
@@ -113,17 +152,19 @@ class LtnPredictor:
                 "solution": None if closed else {
                     "board": Board(decoded(reached.final[i]).tolist(), n).to_line(), "valid": bool(valid[i])},
                 "moves": [],
+                "dead_ends": None if closed else {"computed": True} if dead_ends else dict(NOT_COMPUTED),
                 "recommendsHeuristic": None if closed else {
                     name: _truth(recommends[i, j], 0.5) for j, name in enumerate(model.config.techniques)},
             })
-        for k in range(len(board_idx)):
-            i = open_rows[int(board_idx[k])]
-            c, d = int(cell[k]), int(digit[k])
+        if board_idx is None:
+            return answers
+        for k, (b, c, d) in enumerate(zip(board_idx.tolist(), cell.tolist(), digit.tolist())):
+            i = open_rows[b]
             answers[i]["moves"].append({
                 "row": geo.row[c], "col": geo.col[c], "digit": d,
                 "confidence": round(float(reached.final[i, c, d - 1]), 6),
-                "dead_end": {"probability": round(float(dead[k]), 6),
-                             "decision": bool(dead[k] > 1 - threshold_solution)},
+                "dead_end": None if dead is None else {"probability": round(float(dead[k]), 6),
+                                                       "decision": bool(dead[k] > 1 - threshold_solution)},
             })
         return answers
 
@@ -151,10 +192,12 @@ class LtnSection:
             state = "a solution" if a["solution"]["valid"] else "not a solution"
             lines.append(f"hasValue after refinement: {a['solution']['board']} ({state})")
         dead = [f"r{m['row'] + 1}c{m['col'] + 1}={m['digit']}" for m in a.get("moves", [])
-                if m["dead_end"]["decision"]]
-        if a.get("moves"):
+                if m["dead_end"] and m["dead_end"]["decision"]]
+        if a.get("moves") and (a.get("dead_ends") or {}).get("computed", True):
             lines.append(f"moves: {len(a['moves'])}, predicted dead ends: {len(dead)}"
                          + (f" ({', '.join(dead[:12])}{', ...' if len(dead) > 12 else ''})" if dead else ""))
+        elif a.get("moves"):
+            lines.append(f"moves: {len(a['moves'])}, dead-end probabilities not computed (--ltn-dead-ends)")
         if a.get("recommendsHeuristic"):
             chosen = [name for name, t in a["recommendsHeuristic"].items() if t["decision"]]
             lines.append(f"recommendsHeuristic: {', '.join(chosen) if chosen else 'none'}")
@@ -165,24 +208,42 @@ class LtnAnswers:
     """The LTN section of boards of any size: one model per size, loaded on first use (the shipped checkpoint of the
     size, or the one `checkpoint` file for every size), and a section saying why when there is none."""
 
-    def __init__(self, checkpoint: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, checkpoint: str | os.PathLike[str] | None = None, dead_ends: bool = False,
+                 threads: int | None = 1) -> None:
         self.checkpoint = Path(checkpoint) if checkpoint is not None else None
+        self.dead_ends = dead_ends
+        self.threads = threads
         self.predictors: dict[int, LtnPredictor | None] = {}
 
     def predictor(self, size: int) -> LtnPredictor | None:
         """The model that answers boards of this size; CheckpointError for a missing or corrupted file."""
         if size not in self.predictors:
-            self.predictors[size] = (LtnPredictor.load(self.checkpoint) if self.checkpoint is not None
-                                     else LtnPredictor.for_size(size))
+            predictor = (LtnPredictor.load(self.checkpoint) if self.checkpoint is not None
+                         else LtnPredictor.for_size(size))
+            if predictor is not None:
+                predictor.threads = self.threads
+            self.predictors[size] = predictor
         return self.predictors[size]
 
     def section(self, board: Board) -> LtnSection:
         """The `ltn` section for one board."""
-        n = board.n
-        predictor = self.predictor(n)
-        if predictor is None:
-            return LtnSection(LtnPredictor.unavailable(n))
-        if predictor.size != n:
-            return LtnSection({"available": False, "reason": f"{self.checkpoint} is a {predictor.size}x"
-                               f"{predictor.size} model, the board is {n}x{n}"})
-        return LtnSection(predictor.answer(board))
+        return self.sections([board])[0]
+
+    def sections(self, boards: Sequence[Board], batch: int = BATCH_BOARDS) -> list[LtnSection]:
+        """The `ltn` sections of many boards, in their order: the boards of each size answered `batch` at a time."""
+        answers: list[dict[str, Any] | None] = [None] * len(boards)
+        for n in sorted({b.n for b in boards}):
+            positions = [i for i, b in enumerate(boards) if b.n == n]
+            predictor = self.predictor(n)
+            if predictor is None or predictor.size != n:
+                reason = (LtnPredictor.unavailable(n) if predictor is None else
+                          {"available": False, "reason": f"{self.checkpoint} is a {predictor.size}x"
+                           f"{predictor.size} model, the board is {n}x{n}"})
+                for i in positions:
+                    answers[i] = dict(reason)
+                continue
+            for start in range(0, len(positions), batch):
+                part = positions[start:start + batch]
+                for i, answer in zip(part, predictor.answer_batch([boards[i] for i in part], self.dead_ends)):
+                    answers[i] = answer
+        return [LtnSection(a) for a in answers if a is not None]

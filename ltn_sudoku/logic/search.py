@@ -27,6 +27,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from ltn_sudoku.board import Board
@@ -138,3 +139,26 @@ def guided_search(model: LtnSudoku, board: Board, budget: int = 256, steps: int 
         if len(kids):
             frontier.append(kids)
     return SearchResult("refuted", None, nodes, branches, time.process_time() - started)
+
+
+def search_metrics(model: LtnSudoku, boards: list[Board], counts: list[int], budget: int,
+                   prefix: str = "search") -> dict[str, float]:
+    """Guided search on boards whose solution counts the caller knows (the exact solver, as the oracle): solved share
+    of the solvable ones, refuted share of the impossible ones, wrong verdicts, and nodes and CPU per solved board."""
+    results = [guided_search(model, board, budget=budget) for board in boards]
+    solvable = [r for r, count in zip(results, counts) if count > 0]
+    impossible = [r for r, count in zip(results, counts) if count == 0]
+    solved = [r for r in solvable if r.verdict == "solved"]
+    out = {f"{prefix}/budget": float(budget), f"{prefix}/solvable": float(len(solvable)),
+           f"{prefix}/impossible": float(len(impossible)),
+           f"{prefix}/false_refutations": float(sum(r.verdict == "refuted" for r in solvable)),
+           f"{prefix}/wrong_solved": float(sum(r.verdict == "solved" for r in impossible))}
+    if solvable:
+        out[f"{prefix}/solved"] = len(solved) / len(solvable)
+    if solved:
+        out.update({f"{prefix}/median_nodes": float(np.median([r.nodes for r in solved])),
+                    f"{prefix}/median_cpu_seconds": float(np.median([r.cpu_seconds for r in solved])),
+                    f"{prefix}/p95_cpu_seconds": float(np.percentile([r.cpu_seconds for r in solved], 95))})
+    if impossible:
+        out[f"{prefix}/refuted"] = sum(r.verdict == "refuted" for r in impossible) / len(impossible)
+    return out
