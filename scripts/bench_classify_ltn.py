@@ -1,0 +1,159 @@
+"""Benchmark: CPU ms per board of classify-board's answers on real Kaggle rows (the shipped data/kaggle/ sample), with
+and without the LTN answers; the LTN answers board by board (the baseline) against many boards per batch, in the same
+process, on the same boards; the batched answers checked against the board-by-board ones (same decisions, numbers
+within TOLERANCE: float32 rounding differs between a batch of one and larger batches, and 48 refinement steps amplify
+it; the script prints that floor, one board answered alone against the same board twice in one batch).
+
+    .venv/bin/python scripts/bench_classify_ltn.py [--boards 400] [--dead-end-boards 6] [--no-command]
+
+Parts: the symbolic default answers (Q1/Q2 with every move's exact dead-end flag, and Q3: techniques and the solving
+path), classify() per board; the LTN answers (isCorrect / hasSolution, hasValue after refinement, move confidences,
+recommendsHeuristic) without the per-move dead-end probabilities, board by board and LtnAnswers.sections; the same on
+torch's default thread count; the per-move LTN dead-end probabilities (--ltn-dead-ends) on a few boards; and the whole
+`python -m ltn_sudoku classify FILE --json` command on the same boards (CPU time of the child process, start-up
+included). Peak memory is the process's maximum resident set size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import torch
+
+from ltn_sudoku.board import Board
+from ltn_sudoku.engine import Engine
+from ltn_sudoku.kaggle import read_kaggle
+from ltn_sudoku.logic.predict import LtnAnswers
+from ltn_sudoku.paths import DATA_DIR, REPO_ROOT
+from ltn_sudoku.questions import classify
+
+SAMPLE = DATA_DIR / "kaggle"
+TOLERANCE = 1e-4
+DEFAULT_THREADS_BOARDS = 64  # torch's default thread count is measured on fewer boards: it is slow on a busy machine
+
+
+def real_boards(count: int) -> list[Board]:
+    """`count` quizzes of the shipped sample, an equal share of each Kaggle set, in file order."""
+    files = sorted(SAMPLE.glob("*.csv.gz"))
+    share = math.ceil(count / len(files))
+    boards = [r.board for f in files for r in itertools.islice(read_kaggle(f), share)]
+    return boards[:count]
+
+
+def cpu_ms_per_board(work: Callable[[], Any], boards: int) -> float:
+    start = time.process_time()
+    work()
+    return (time.process_time() - start) * 1000 / boards
+
+
+def largest_difference(a: dict[str, Any], b: dict[str, Any]) -> float:
+    """The largest difference between two `ltn` answers' numbers; inf when their structure differs."""
+    def numbers(x: Any) -> list[Any]:
+        if isinstance(x, dict):
+            return [k for k in sorted(x)] + [v for k in sorted(x) for v in numbers(x[k])]
+        if isinstance(x, list):
+            return [len(x)] + [v for item in x for v in numbers(item)]
+        return [x]
+
+    left, right = numbers(a), numbers(b)
+    if len(left) != len(right):
+        return math.inf
+    worst = 0.0
+    for u, v in zip(left, right):
+        if isinstance(u, float) and isinstance(v, float):
+            worst = max(worst, abs(u - v))
+        elif u != v:
+            return math.inf
+    return worst
+
+
+def decided(answer: dict[str, Any]) -> list[Any]:
+    """The yes/no parts of an answer, the decoded board and the moves: what must not change with batching."""
+    truths = [answer[k]["decision"] for k in ("isCorrect", "hasSolution") if answer.get(k)]
+    recommended = [t["decision"] for t in (answer.get("recommendsHeuristic") or {}).values()]
+    moves = [(m["row"], m["col"], m["digit"], m["dead_end"] and m["dead_end"]["decision"]) for m in answer["moves"]]
+    return [truths, recommended, answer.get("solution"), moves]
+
+
+def command_ms_per_board(boards: Sequence[Board]) -> float:
+    """CPU time of the whole default command (a child process) on these boards, per board."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "real_rows.txt"
+        path.write_text("".join(b.to_line() + "\n" for b in boards))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([sys.executable, "-m", "ltn_sudoku", "classify", str(path), "--json"], check=True,
+                       stdout=subprocess.DEVNULL, cwd=REPO_ROOT)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu * 1000 / len(boards)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--boards", type=int, default=400, help="real rows, equal shares of each set (default 400)")
+    parser.add_argument("--dead-end-boards", type=int, default=6, help="boards for the per-move LTN dead ends")
+    parser.add_argument("--no-command", action="store_true", help="skip timing the whole CLI command")
+    args = parser.parse_args(argv)
+    boards = real_boards(args.boards)
+    count = len(boards)
+    print(f"{count} real 9x9 rows of {SAMPLE.relative_to(REPO_ROOT)} (equal shares of 1M, 3M, 9M); "
+          f"torch default threads {torch.get_num_threads()}; CPU ms per board")
+
+    engine = Engine()
+    classify(boards[0], engine=engine)  # warm up: numba loads its compiled code on first use
+    symbolic = cpu_ms_per_board(lambda: [classify(b, engine=engine) for b in boards], count)
+
+    ltn = LtnAnswers()
+    ltn.sections(boards[:2])  # load the checkpoint
+    one_by_one: list[dict[str, Any]] = []
+    single = cpu_ms_per_board(lambda: one_by_one.extend(ltn.section(b).answer for b in boards), count)
+    batched_answers: list[dict[str, Any]] = []
+    batched = cpu_ms_per_board(lambda: batched_answers.extend(s.answer for s in ltn.sections(boards)), count)
+    default_threads = LtnAnswers(threads=None)
+    default_threads.sections(boards[:2])
+    some = boards[:DEFAULT_THREADS_BOARDS]
+    threaded = cpu_ms_per_board(lambda: default_threads.sections(some), len(some))
+    worst = max(largest_difference(a, b) for a, b in zip(one_by_one, batched_answers))
+    floor = max(largest_difference(a, ltn.sections([b, b])[0].answer) for a, b in zip(one_by_one, boards[:40]))
+    decisions = all(decided(a) == decided(b) for a, b in zip(one_by_one, batched_answers))
+
+    dead = LtnAnswers(dead_ends=True)
+    few = boards[:: max(1, count // max(1, args.dead_end_boards))][: args.dead_end_boards]
+    moves = sum(len(s.answer["moves"]) for s in ltn.sections(few))
+    dead_ms = cpu_ms_per_board(lambda: dead.sections(few), len(few)) if few else math.nan
+
+    rows = [
+        ("symbolic default answers (Q1/Q2 + Q3), no LTN", symbolic),
+        ("LTN answers, one board at a time (baseline)", single),
+        (f"LTN answers, {min(count, 64)} boards per batch", batched),
+        (f"LTN answers batched, torch default threads ({len(some)} boards)", threaded),
+        ("default classify-board = symbolic + LTN batched", symbolic + batched),
+        (f"LTN per-move dead ends (--ltn-dead-ends; {len(few)} boards, {moves / max(1, len(few)):.0f} moves each)",
+         dead_ms),
+    ]
+    for name, value in rows:
+        print(f"  {name:<78} {value:>9.1f}")
+    print(f"  batched LTN against one board at a time: {single / batched:.1f}x less CPU; same decisions: {decisions}; "
+          f"largest difference of any answer number {worst:.1e} (float32 floor: a board alone against itself twice "
+          f"in one batch, first 40 boards: {floor:.1e})")
+    if worst > TOLERANCE or not decisions:
+        raise SystemExit("batched LTN answers differ from the board-by-board ones")
+    if not args.no_command:
+        print(f"  whole command `python -m ltn_sudoku classify FILE --json` (child process, start-up included): "
+              f"{command_ms_per_board(boards):.1f}")
+    print(f"peak memory (max RSS of this process): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
+          )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""The LTN answers of classify-board for many boards at once (logic/predict.py): the same answers as one board at a
+time, in the boards' order, whatever their sizes; the per-move dead-end probabilities only when asked for."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from ltn_sudoku.board import Board
+from ltn_sudoku.kaggle import read_kaggle
+from ltn_sudoku.logic.predict import LtnAnswers, LtnSection
+from ltn_sudoku.paths import DATA_DIR
+
+# float32 rounding differs between a batch of one board and larger batches, and 48 refinement steps amplify it: the
+# same 9x9 board answered alone and twice in one batch differs by up to 9.1e-5 (scripts/bench_classify_ltn.py prints
+# this floor). Decisions, decoded boards and moves must be identical; numbers agree within this.
+TOLERANCE = 1e-4
+SEED_4 = "1.3434.22143432."
+
+
+def real_boards(per_set: int) -> list[Board]:
+    files = sorted((DATA_DIR / "kaggle").glob("*.csv.gz"))
+    return [r.board for f in files for r in itertools.islice(read_kaggle(f), per_set)]
+
+
+def basic_moves(board: Board) -> set[tuple[int, int, int]]:
+    """Every (row, col, digit) the basic rule allows, read off the Board itself."""
+    return {(c // board.n, c % board.n, d) for c in board.empty_cells for d in board.candidates(c)}
+
+
+def assert_same(batched: dict[str, Any], alone: dict[str, Any]) -> None:
+    assert batched.keys() == alone.keys()
+    for key in ("available", "reason", "checkpoint", "solution", "dead_ends"):
+        assert batched.get(key) == alone.get(key), key
+    if not alone["available"]:
+        return
+    for key in ("isCorrect", "hasSolution"):
+        if alone[key] is None:
+            assert batched[key] is None
+        else:
+            assert batched[key]["decision"] == alone[key]["decision"]
+            assert batched[key]["truth"] == pytest.approx(alone[key]["truth"], abs=TOLERANCE)
+    if alone["recommendsHeuristic"] is not None:
+        for name, truth in alone["recommendsHeuristic"].items():
+            assert batched["recommendsHeuristic"][name]["decision"] == truth["decision"]
+            assert batched["recommendsHeuristic"][name]["truth"] == pytest.approx(truth["truth"], abs=TOLERANCE)
+    assert len(batched["moves"]) == len(alone["moves"])
+    for b, a in zip(batched["moves"], alone["moves"]):
+        assert (b["row"], b["col"], b["digit"]) == (a["row"], a["col"], a["digit"])
+        assert b["confidence"] == pytest.approx(a["confidence"], abs=TOLERANCE)
+        if a["dead_end"] is None:
+            assert b["dead_end"] is None
+        else:
+            assert b["dead_end"]["decision"] == a["dead_end"]["decision"]
+            assert b["dead_end"]["probability"] == pytest.approx(a["dead_end"]["probability"], abs=TOLERANCE)
+
+
+def test_batched_answers_equal_one_board_at_a_time_on_real_rows() -> None:
+    boards = real_boards(3)
+    closed = next(iter(read_kaggle(DATA_DIR / "kaggle" / "kaggle_9m_sample1000.csv.gz"))).solution_board
+    boards = [*boards, closed, Board.from_string(SEED_4), Board.empty(16)]  # mixed sizes, one without a model
+    ltn = LtnAnswers()
+    batched = [s.answer for s in ltn.sections(boards, batch=4)]
+    for board, answer in zip(boards, batched):
+        assert_same(answer, ltn.section(board).answer)
+        if board.n == 16:
+            assert answer["available"] is False and "16x16" in answer["reason"]
+            continue
+        assert {(m["row"], m["col"], m["digit"]) for m in answer["moves"]} == basic_moves(board)
+        if board.is_closed:
+            assert answer["hasSolution"] is None and answer["isCorrect"]["decision"] is True
+        else:
+            assert answer["isCorrect"] is None and answer["dead_ends"]["computed"] is False
+            assert all(m["dead_end"] is None for m in answer["moves"])
+
+
+def test_dead_ends_are_computed_when_asked_and_said_to_be_missing_otherwise() -> None:
+    rows = itertools.islice(read_kaggle(DATA_DIR / "kaggle" / "kaggle_9m_sample1000.csv.gz"), 100)
+    dense = max((r.board for r in rows), key=lambda b: b.givens)  # a real 9x9 row with few moves: a fast test
+    boards = [Board.from_string(SEED_4), Board.from_string("1...........4..."), dense]
+    with_dead_ends = LtnAnswers(dead_ends=True)
+    batched = [s.answer for s in with_dead_ends.sections(boards)]
+    for board, answer in zip(boards, batched):
+        alone = with_dead_ends.predictor(board.n).answer(board)  # the predictor's own one-board path
+        assert_same(answer, alone)
+        assert answer["dead_ends"] == {"computed": True}
+        assert all(0 <= m["dead_end"]["probability"] <= 1 for m in answer["moves"])
+    without = LtnAnswers().section(boards[2])
+    assert "dead-end probabilities not computed" in "\n".join(without.describe())
+    assert "predicted dead ends" in "\n".join(LtnSection(batched[2]).describe())
