@@ -78,9 +78,13 @@ class BoardSet:
         not_stuck = torch.tensor([kind != AFTER_SINGLES for kind in self.kinds], dtype=torch.bool)
         return (self.labels == SOLVABLE) & not_stuck.to(self.labels.device)
 
-    def batches(self, size: int, generator: torch.Generator | None = None) -> Iterator[BoardSet]:
-        """Consecutive batches, shuffled when a generator is given."""
+    def batches(self, size: int, generator: torch.Generator | None = None,
+                keep: torch.Tensor | None = None) -> Iterator[BoardSet]:
+        """Consecutive batches, shuffled when a generator is given; `keep` (bool per board) leaves boards out after
+        shuffling, so the generator advances the same whatever is kept (a resumed run replays the same order)."""
         order = torch.randperm(len(self), generator=generator) if generator is not None else torch.arange(len(self))
+        if keep is not None:
+            order = order[keep.to(order.device)[order]]
         for start in range(0, len(self), size):
             yield self.select(order[start:start + size])
 

@@ -112,6 +112,16 @@ def _hparams(cfg: DictConfig) -> dict[str, Any]:
     return flat
 
 
+def curriculum_floor(cfg: DictConfig, epoch: int) -> int | None:
+    """The fewest givens a training board may have in this 0-based epoch: from train.curriculum.start_givens down
+    to every board, linearly over train.curriculum.epochs epochs (dense boards first); None without a curriculum."""
+    curriculum = cfg.train.get("curriculum")
+    if not curriculum or int(curriculum.epochs) <= 0:
+        return None
+    start, epochs = int(curriculum.start_givens), int(curriculum.epochs)
+    return round(start * max(0.0, 1 - epoch / epochs)) if epoch < epochs else None
+
+
 def build_optimizer(model: LtnSudoku, cfg: DictConfig) -> torch.optim.Optimizer:
     """Adam; recommendsHeuristic's heads learn at train.heuristic_lr (at the solver's rate, 3e-3, the 4x4 pointing
     head stayed at its base rate in 1 of 3 seeds; at 1e-2 in none)."""
@@ -179,7 +189,9 @@ def train(cfg: DictConfig) -> dict[str, float]:
     for epoch in range(start_epoch, int(cfg.train.epochs)):
         ops = base_ops.at_epoch(epoch)
         started = time.process_time()
-        batches = list(splits.train.batches(int(cfg.train.batch_size), shuffle))
+        floor = curriculum_floor(cfg, epoch)
+        keep = None if floor is None else (splits.train.puzzles > 0).sum(-1) >= floor
+        batches = list(splits.train.batches(int(cfg.train.batch_size), shuffle, keep))
         bar = tqdm(batches, desc=f"epoch {epoch + 1}/{cfg.train.epochs}", unit="batch", dynamic_ncols=True,
                    disable=not cfg.train.progress)
         for batch in bar:
