@@ -120,9 +120,9 @@ def tables(results: Sequence[FileResult]) -> str:
         shares = [f"{c} ({c / r.puzzles:.0%})" for c in r.tiers[1:]]
         head.append(f"| {r.name} | {r.puzzles} | {' | '.join(shares)} | {r.tiers[0]} | "
                     f"{r.singles_solved / r.puzzles:.1%} |")
-    speed = ["", "| file | tier labelling puzzles/s | singles loop batched puzzles/s | singles loop one by one "
-             "puzzles/s | engine singles puzzles/s | batched loop / engine singles | one-by-one loop / engine "
-             "singles |", "|---|---:|---:|---:|---:|---:|---:|"]
+    speed = ["", ("| file | tier labelling puzzles/s | singles loop batched puzzles/s | singles loop one by one "
+                  "puzzles/s | engine singles puzzles/s | batched loop / engine singles | one-by-one loop / engine "
+                  "singles |"), "|---|---:|---:|---:|---:|---:|---:|"]
     total = FileResult("all", sum(r.puzzles for r in results), sum(r.tiers for r in results),
                        sum(r.singles_solved for r in results), sum(r.tier_s for r in results),
                        sum(r.loop_batch_s for r in results), sum(r.loop_each_s for r in results),
@@ -131,8 +131,8 @@ def tables(results: Sequence[FileResult]) -> str:
         speed.append(f"| {r.name} | {r.puzzles / r.tier_s:.0f} | {r.puzzles / r.loop_batch_s:.0f} | "
                      f"{r.puzzles / r.loop_each_s:.0f} | {r.puzzles / r.engine_singles_s:.0f} | "
                      f"{r.engine_singles_s / r.loop_batch_s:.1f}x | {r.engine_singles_s / r.loop_each_s:.1f}x |")
-    footer = ["", f"tier labelling of all {total.puzzles} puzzles: {total.tier_s:.1f} CPU s; "
-              f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"]
+    footer = ["", (f"tier labelling of all {total.puzzles} puzzles: {total.tier_s:.1f} CPU s; "
+                   f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")]
     return "\n".join(head + speed + footer)
 
 
