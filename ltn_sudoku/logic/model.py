@@ -196,6 +196,7 @@ class ModelConfig:
     unit_axiom: bool = False  # train with the unit_has_digit axiom too (message passing; the evidence models without)
     detach_every: int = 0  # training: detach hasValue's recurrent state every so many steps (0 = never)
     solution_inputs: str = "symbolic"  # what hasSolution reads (SOLUTION_INPUTS); checkpoints without it: symbolic
+    exists_last: bool = False  # train the existential rule axioms on the last step only (collisions on every kb step)
 
     @classmethod
     def from_cfg(cls, cfg: Mapping[str, Any]) -> ModelConfig:
@@ -204,7 +205,8 @@ class ModelConfig:
                    heuristic_hidden=int(cfg["heuristic_hidden"]), techniques=tuple(cfg["techniques"]),
                    clamp_every=int(cfg.get("clamp_every", 0)), clamp_threshold=float(cfg.get("clamp_threshold", 0.99)),
                    unit_axiom=bool(cfg.get("unit_axiom", False)), detach_every=int(cfg.get("detach_every", 0)),
-                   solution_inputs=str(cfg.get("solution_inputs", "symbolic")))
+                   solution_inputs=str(cfg.get("solution_inputs", "symbolic")),
+                   exists_last=bool(cfg.get("exists_last", False)))
 
 
 class LtnSudoku(nn.Module):

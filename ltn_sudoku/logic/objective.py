@@ -25,6 +25,9 @@ from ltn_sudoku.logic.model import LtnSudoku
 from ltn_sudoku.logic.operators import Operators
 
 UNTRAINED_AXIOMS: frozenset[str] = frozenset({"givens"})
+# The axioms that ask a cell or a unit to commit to a digit: on an early refinement step they reward a guess, so
+# `model.exists_last` keeps them to the last step (the collision axioms apply on every step).
+EXISTENTIAL_AXIOMS: frozenset[str] = frozenset({"cell_has_value", "unit_has_digit"})
 
 
 def kb_steps(steps: int, every: int) -> list[int]:
@@ -55,7 +58,8 @@ def objective(model: LtnSudoku, ops: Operators, batch: BoardSet, supervised: boo
         for step in steps:
             sats = satisfaction(ops, rule_axioms(g, ops, assignments[step][practice], givens[practice]))
             for name, value in sats.items():
-                if name not in untrained:
+                early = step != steps[-1] and model.config.exists_last and name in EXISTENTIAL_AXIOMS
+                if name not in untrained and not early:
                     formulas[f"{name}@{step + 1}"] = value
                 if step == steps[-1]:
                     report[name] = float(value.detach())
