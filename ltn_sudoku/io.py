@@ -448,8 +448,20 @@ def records_from_lines(lines: Iterable[str], name: str, fmt: str = "auto") -> li
 
 def iter_records(path: str | os.PathLike[str], fmt: str = "auto") -> Iterator[BoardRecord]:
     """Every board of a file (plain or gzip-compressed) with its line number and extra fields, read as needed; a bad
-    line raises FormatError when reached, after the records before it."""
-    return stream_records(iter_lines(path), str(path), fmt)
+    line raises FormatError when reached, after the records before it. A real Kaggle CSV (ltn_sudoku.kaggle.
+    is_kaggle_layout) is read by ltn_sudoku.kaggle, every row verified (solution valid and completing the quiz)."""
+    from ltn_sudoku.kaggle import is_kaggle_layout, kaggle_records  # here: ltn_sudoku.kaggle imports this module
+
+    def records() -> Iterator[BoardRecord]:
+        lines = iter_lines(path)
+        head = list(itertools.islice(lines, 2))
+        if fmt in ("auto", "kaggle") and is_kaggle_layout(head):
+            lines.close()  # type: ignore[attr-defined]  # a generator
+            yield from kaggle_records(path)
+        else:
+            yield from stream_records(itertools.chain(head, lines), str(path), fmt)
+
+    return records()
 
 
 def iter_stream_records(stream: BinaryIO, name: str = STDIN_NAME, fmt: str = "auto") -> Iterator[BoardRecord]:

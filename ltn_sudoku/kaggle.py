@@ -29,12 +29,12 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, Iterator, Sequence
 
 import numpy as np
 
 from ltn_sudoku.board import Board, geometry
-from ltn_sudoku.io import FormatError
+from ltn_sudoku.io import BoardRecord, FormatError
 
 LOG = logging.getLogger(__name__)
 
@@ -42,6 +42,9 @@ CELLS = 81
 QUIZ_COLUMNS = ("quizzes", "puzzle")
 SOLUTION_COLUMNS = ("solutions", "solution")
 SET_TOKENS = {"1m": "1M", "9m": "9M", "3m": "3M"}
+KAGGLE_HEADERS = {  # the layouts of the real Kaggle files (and their copies), routed here by ltn_sudoku.io
+    ("quizzes", "solutions"), ("puzzle", "solution"), ("id", "puzzle", "solution", "clues", "difficulty"),
+    ("puzzle", "solution", "blanks")}
 CHUNK_ROWS = 4096
 KEPT_ERRORS = 10  # the first skipped rows' errors are kept on the reader (all are counted)
 
@@ -299,3 +302,30 @@ class KaggleReader:
 def read_kaggle(path: str | os.PathLike[str], skip_bad: bool = False) -> Iterator[KaggleRow]:
     """Every verified row of a Kaggle CSV or folder (see KaggleReader)."""
     return iter(KaggleReader(path, skip_bad))
+
+
+def is_kaggle_layout(head: Sequence[str]) -> bool:
+    """True when a file's first two lines are a real Kaggle header (KAGGLE_HEADERS) and a row with an 81-character
+    quiz and solution: such a file is read by this module, every row verified. Other CSVs with these column names
+    (2-digit cells, rows without a solution) stay with ltn_sudoku.io's general readers."""
+    if len(head) < 2:
+        return False
+    header = [h.strip().lower().lstrip("\ufeff") for h in head[0].split(",")]
+    if tuple(header) not in KAGGLE_HEADERS:
+        return False
+    row = head[1].strip().split(",")
+    quiz = next(header.index(h) for h in QUIZ_COLUMNS if h in header)
+    solution = next(header.index(h) for h in SOLUTION_COLUMNS if h in header)
+    return len(row) == len(header) and len(row[quiz].strip()) == CELLS == len(row[solution].strip())
+
+
+def kaggle_records(path: str | os.PathLike[str]) -> Iterator[BoardRecord]:
+    """The verified rows of a Kaggle CSV as ltn_sudoku.io records (what classify-board reads): the quiz as the board,
+    the solution, set name, id and difficulty as fields."""
+    for row in KaggleReader(path):
+        fields = {"solution": "".join(map(str, row.solution)), "set": row.set_name}
+        if row.id is not None:
+            fields["id"] = row.id
+        if row.difficulty is not None:
+            fields["difficulty"] = str(row.difficulty)
+        yield BoardRecord(row.board, row.line, fields)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.exact import random_solutions
+from ltn_sudoku.exact import random_solutions, solve
 from ltn_sudoku.io import (
     FORMATS,
     MAX_LINE_CHARS,
@@ -71,8 +71,9 @@ def test_every_format_round_trips_and_is_detected(tmp_path: Path, fmt: str, n: i
 
 def test_kaggle_and_table_solutions_round_trip(tmp_path: Path) -> None:
     boards = sample_boards(9, seed=3)
-    sols = [Board(random_solutions(9, 1, seed=3)[0].tolist())] * len(boards)  # any 9x9 grid is a fine payload
-    for fmt in ("kaggle", "table"):
+    payload = [Board(random_solutions(9, 1, seed=3)[0].tolist())] * len(boards)  # any 9x9 grid: a table's payload
+    own = [solve(b) for b in boards]  # a Kaggle file's solutions are verified to complete the quiz (ltn_sudoku.kaggle)
+    for fmt, sols in (("kaggle", own), ("table", payload)):
         path = tmp_path / f"with_solutions.{fmt}.csv"
         write_boards(path, boards, fmt, sols)
         records = read_records(path)

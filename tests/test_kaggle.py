@@ -20,7 +20,7 @@ import torch
 
 from ltn_sudoku import data
 from ltn_sudoku.board import Board
-from ltn_sudoku.io import FormatError
+from ltn_sudoku.io import FormatError, iter_records, read_records, write_boards
 from ltn_sudoku.kaggle import KaggleReader, kaggle_files, read_kaggle, set_name_of
 from ltn_sudoku.paths import DATA_DIR, shared_file
 from ltn_sudoku.split import SPLITS, canonical, split_of, splits_of
@@ -281,3 +281,18 @@ def test_data_kaggle_split_limit_and_repeats(tmp_path: Path) -> None:
     assert len(data.kaggle(tmp_path, 9)) == 1000
     with pytest.raises(FormatError, match="9x9"):
         data.kaggle(SAMPLE, 4)
+
+
+# ---- the same reader behind ltn_sudoku.io (what classify-board reads) ----------------------------------------------
+def test_io_reads_real_kaggle_files_through_this_reader(tmp_path: Path) -> None:
+    for name in LAYOUTS:
+        records = read_records(SAMPLE / name)
+        rows = list(read_kaggle(SAMPLE / name))
+        assert [(r.board.values, r.line) for r in records] == [(r.quiz, r.line) for r in rows]
+        assert [r.solution.values for r in records] == [r.solution for r in rows]  # type: ignore[union-attr]
+    path, bad = corrupted_copy(tmp_path)
+    with pytest.raises(FormatError, match=rf"{path.name}:{min(bad)}: "):
+        list(iter_records(path))
+    table = tmp_path / "table.csv"  # io's own 2-digit table with a solution column is not a Kaggle file
+    write_boards(table, [Board.from_string("1.3434.22143432.")], "table", [Board.from_string("1234341221434321")])
+    assert read_records(table)[0].solution == Board.from_string("1234341221434321")
