@@ -1,7 +1,7 @@
 """Solved share against refinement steps, for one or more checkpoints on the same held-out puzzles, beside the singles
 loop and the engine limited to T2 / T3 on those puzzles (they do not depend on steps).
 
-    python scripts/bench_steps.py checkpoints/9x9.pt checkpoints/9x9_evidence.pt --puzzles 300 --plot docs/figures/steps.png
+    python scripts/bench_steps.py checkpoints/9x9.pt checkpoints/9x9_evidence.pt --plot docs/figures/steps.png
 
 Puzzles: generated 9x9 puzzles (seed 4242, never a training seed) spread over the givens bins 17-23, 24-29, 30-35;
 a puzzle counts as solved when hasValue's decoded board equals the exact solver's solution.
@@ -15,7 +15,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import torch
 
