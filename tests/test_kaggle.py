@@ -210,6 +210,9 @@ def sample_puzzles() -> list[str]:
 def test_split_is_stable() -> None:
     puzzles = sample_puzzles()
     # hard-coded: these must never change, or every machine's held-out rows change with them
+    assert [split_of(p) for p in puzzles[:12]] == ["train"] * 7 + ["val"] + ["train"] * 3 + ["test"]
+    assert split_of("061400900802500047500609000980007020200930780010050003700004100009080260026001005") == "val"
+    assert split_of("902000000063040900000670308400007005009820610076300200500092004017000503000150080") == "test"
     assert [split_of(p) for p in puzzles[:12]] == [plain_split(p) for p in puzzles[:12]]
     assert split_of("0" * 81) == plain_split("0" * 81) == "train"
     assert split_of(puzzles[0]) == split_of(puzzles[0].replace("0", ".")) == split_of(Board(digits(puzzles[0]), 9))
