@@ -1,7 +1,9 @@
 """Exact solving: the oracle of the whole package.
 
-`count_solutions(board, limit)` and `solve(board)` use the compiled kernel ("auto"); `backend=` forces one:
-- "kernel": the numba kernel (ltn_sudoku.exact.kernel), the fast one;
+`count_solutions(board, limit)` and `solve(board)` use the portfolio ("auto", ltn_sudoku.exact.portfolio: the kernel
+under a budget of dead ends, then python-sat's CaDiCaL; `answer(board, limit)` also says which one answered);
+`backend=` forces one:
+- "kernel": the numba kernel (ltn_sudoku.exact.kernel), the fast one, without a cap;
 - "python": pure-Python bitmask search (ltn_sudoku.exact.search), the readable reference;
 - "dlx": Dancing Links / Algorithm X (ltn_sudoku.exact.dlx), an independent implementation for cross-checks.
 
@@ -21,13 +23,17 @@ import numpy as np
 from ltn_sudoku.board import Board
 
 BACKENDS: tuple[str, ...] = ("auto", "kernel", "python", "dlx")
-_MODULES = {"auto": "kernel", "kernel": "kernel", "python": "search", "dlx": "dlx"}
+_MODULES = {"auto": "portfolio", "kernel": "kernel", "python": "search", "dlx": "dlx"}
+_LOADED: dict[str, ModuleType] = {}  # backend name -> module, so a single-board call pays one dict lookup
 
 
 def _backend(name: str) -> ModuleType:
-    if name not in _MODULES:
-        raise ValueError(f"unknown solver backend {name!r}: expected one of {', '.join(BACKENDS)}")
-    return importlib.import_module(f"ltn_sudoku.exact.{_MODULES[name]}")
+    module = _LOADED.get(name)
+    if module is None:
+        if name not in _MODULES:
+            raise ValueError(f"unknown solver backend {name!r}: expected one of {', '.join(BACKENDS)}")
+        module = _LOADED[name] = importlib.import_module(f"ltn_sudoku.exact.{_MODULES[name]}")
+    return module
 
 
 def count_solutions(board: Board, limit: int = 2, backend: str = "auto") -> int:
@@ -63,4 +69,6 @@ def random_solutions(n: int, count: int, seed: int) -> np.ndarray:
 def __getattr__(name: str) -> Any:
     if name == "count_solutions_nb":  # loads numba only when asked for
         return _backend("kernel").count_solutions_nb
+    if name in ("answer", "Answer"):
+        return getattr(_backend("auto"), name)
     raise AttributeError(f"module 'ltn_sudoku.exact' has no attribute {name!r}")

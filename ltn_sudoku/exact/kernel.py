@@ -786,26 +786,34 @@ _RESTART_SEED = 0x5EED  # restarts are randomized, but the same for the same puz
 @cached_njit
 def _count(grid: np.ndarray, limit: int, found: np.ndarray, units: np.ndarray, peers: np.ndarray,
            cell_units: np.ndarray, full: np.ndarray, cand: np.ndarray, count: np.ndarray, value: np.ndarray,
-           flags: np.ndarray, queue: np.ndarray, meta: np.ndarray, weight: np.ndarray) -> int:
+           flags: np.ndarray, queue: np.ndarray, meta: np.ndarray, weight: np.ndarray, max_dead_ends: int) -> int:
     """min(#solutions, limit) with the general solver, first solutions in found's rows.
 
     Sparse large boards with many solutions can send one depth-first search into a huge subtree without any (a
     heavy tail: tens of seconds at 25x25 where a restarted search needs milliseconds). So the search runs under a
     budget of dead ends, doubled at each restart, the restarts taking random first options. A run that completes
     is exact; runs cut short still count the distinct solutions they met, and that many reaching the limit is an
-    answer too.
+    answer too. max_dead_ends > 0 caps the dead ends of all runs together: past it the count gives up and returns
+    -1 (the portfolio then hands the board to a SAT solver); 0 = no cap.
     """
     cells = units.shape[1] ** 2
     weight[:] = 0  # what the runs of this puzzle learn about where it fails, kept across its restarts
     rng = np.empty(0, np.uint64)
     if limit > _RESTART_LIMIT:
-        return _search(grid, limit, found, rng, True, 0, units, peers, cell_units, full, cand, count, value,
-                       flags, queue, meta, weight)
+        got = _search(grid, limit, found, rng, True, max_dead_ends, units, peers, cell_units, full, cand, count,
+                      value, flags, queue, meta, weight)
+        return got if got >= 0 else -1
     met = np.empty((limit, cells), np.int16)  # distinct solutions met by runs cut short
     n_met = 0
     run = np.empty((limit, cells), np.int16)
     budget = _RESTART_BUDGET
+    left = max_dead_ends
     while True:
+        if max_dead_ends > 0:
+            if left <= 0:
+                return -1
+            budget = min(budget, left)
+            left -= budget
         got = _search(grid, limit, run, rng, True, budget, units, peers, cell_units, full, cand, count, value,
                       flags, queue, meta, weight)
         if got >= 0:
@@ -851,7 +859,7 @@ def _solve_rows(puzzles: np.ndarray, n: int, limit: int, store: int, rng: np.nda
     for i in range(puzzles.shape[0]):
         if rng.shape[0] == 0:
             got = _count(puzzles[i], limit, out, units, peers, cell_units, full, cand, count, value, flags, queue,
-                         meta, weight)
+                         meta, weight, 0)
         else:
             budget = n * n
             while True:
@@ -873,7 +881,46 @@ def count_solutions_nb(grid: np.ndarray, n: int, limit: int) -> int:
     units, peers, cell_units, full = _tables(n)
     cand, count, value, flags, queue, meta, weight = _workspace(n)
     return _count(grid, limit, np.empty((0, n * n), np.int16), units, peers, cell_units, full, cand, count, value,
-                  flags, queue, meta, weight)
+                  flags, queue, meta, weight, 0)
+
+
+@cached_njit
+def _count_capped(grid: np.ndarray, n: int, limit: int, max_dead_ends: int, found: np.ndarray) -> int:
+    """min(#solutions of a flat grid, limit), its first found.shape[0] solutions into found's rows; -1 when a count
+    of a side other than 9 met more than max_dead_ends dead ends (0 = no cap). 9x9 goes to the band solver, which
+    has no cap and needs none (its worst known puzzles take milliseconds)."""
+    if n == 9:
+        return _b_search(grid, limit, found)
+    units, peers, cell_units, full = _tables(n)
+    cand, count, value, flags, queue, meta, weight = _workspace(n)
+    return _count(grid, limit, found, units, peers, cell_units, full, cand, count, value, flags, queue, meta, weight,
+                  max_dead_ends)
+
+
+@cached_njit
+def _root_candidates(grid: np.ndarray, n: int, out: np.ndarray) -> bool:
+    """The candidates that propagation (singles, box-line reduction) leaves of a flat grid, into out (n*n, n) bool;
+    False on contradiction. What the portfolio hands to the SAT solver."""
+    units, peers, cell_units, full = _tables(n)
+    cand, count, value, flags, queue, meta, weight = _workspace(n)
+    for c in range(n * n):
+        cand[c, :] = full
+    count[:] = n
+    value[:] = 0
+    flags[:] = _SWEEP | _LOCK
+    meta[:] = 0
+    ok = True
+    for c in range(n * n):
+        if grid[c] != 0 and not _assign(cand, count, value, flags, queue, meta, weight, peers, cell_units, c,
+                                        grid[c] - 1):
+            ok = False
+            break
+    if ok:
+        ok = _propagate(cand, count, value, flags, queue, meta, weight, units, peers, cell_units, full, _box_side(n))
+    for c in range(n * n):
+        for d in range(n):
+            out[c, d] = (cand[c, d >> 6] >> np.uint64(d & 63)) & _ONE != _ZERO
+    return ok
 
 
 # ---- Python wrappers -------------------------------------------------------------------------------------------------

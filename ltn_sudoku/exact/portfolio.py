@@ -1,0 +1,83 @@
+"""The default exact backend ("auto"): the kernel under a budget of dead ends, then CaDiCaL.
+
+The kernel answers almost every board in micro- to milliseconds, but on sparse large boards (16x16 and up, 30-50 %
+givens) its depth-first search can meet a heavy tail: a subtree without solutions it has to exhaust. So a count of a
+side above 9 runs under a budget of `dead_end_budget(n)` dead ends (about a tenth of what CaDiCaL needs on such a
+board, see docs/exact.md); past it the board goes to python-sat's CaDiCaL, an existing CDCL solver, on the
+candidates the kernel's root propagation leaves (ltn_sudoku.exact.sat). `answer()` says which engine answered.
+9x9 and smaller always stay in the kernel (its worst known 9x9 puzzles take milliseconds). Without python-sat the
+kernel runs without a cap, as the "kernel" backend does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ltn_sudoku.board import Board
+from ltn_sudoku.exact import kernel, sat
+
+KERNEL, CADICAL = "kernel", "cadical"
+_NO_SOLUTIONS = np.empty((0, 81), np.int16)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A count to a limit: min(#solutions, limit), up to `store` of the solutions, and the engine that answered."""
+
+    count: int
+    solutions: tuple[Board, ...]
+    engine: str  # KERNEL or CADICAL
+
+
+def dead_end_budget(n: int) -> int:
+    """Dead ends the kernel may meet before a board of side n goes to CaDiCaL; 0 = no cap (n <= 9).
+
+    n * n dead ends cost about 2, 15, 40 and 110 ms at n = 16, 25, 36 and 49 (a dead end costs more on larger
+    boards), a fraction of CaDiCaL's own time on the sparse boards that exhaust it (scripts/bench_exact_sparse.py).
+    """
+    return 0 if n <= 9 else n * n
+
+
+def answer(board: Board, limit: int = 2, store: int = 0, max_dead_ends: int | None = None) -> Answer:
+    """Count the solutions of `board` up to `limit`, keeping the first `store` (<= limit) of them.
+
+    max_dead_ends overrides dead_end_budget(board.n) (0 = the kernel without a cap).
+    """
+    kernel._check_limit(limit)
+    n = board.n
+    grid = np.asarray(board.values, np.int32)
+    cap = dead_end_budget(n) if max_dead_ends is None else max_dead_ends
+    if cap and not sat.available():
+        cap = 0
+    found = np.zeros((store, n * n), np.int16)
+    got = kernel._count_capped(grid, n, limit, cap, found)
+    if got >= 0:
+        return Answer(got, tuple(Board(row.tolist(), n) for row in found[: min(got, store)]), KERNEL)
+    candidates = np.zeros((n * n, n), np.bool_)
+    if not kernel._root_candidates(grid, n, candidates):
+        return Answer(0, (), CADICAL)  # unreachable in practice: the kernel finds such contradictions at once
+    got, rows = sat.count(candidates, n, limit, store)
+    return Answer(got, tuple(Board(row.tolist(), n) for row in rows), CADICAL)
+
+
+def count_solutions(board: Board, limit: int = 2) -> int:
+    """min(#solutions, limit)."""
+    if board.n == 9:  # the common case, without the allocations of answer()
+        kernel._check_limit(limit)
+        return kernel._count_capped(np.asarray(board.values, np.int32), 9, limit, 0, _NO_SOLUTIONS)
+    return answer(board, limit).count
+
+
+def solutions(board: Board, limit: int = 2) -> list[Board]:
+    """Up to `limit` distinct solutions."""
+    if board.n <= 9 or limit > kernel._STORE_FIRST:  # no cap there / room for every solution: the kernel's path
+        return kernel.solutions(board, limit)
+    return list(answer(board, limit, store=limit).solutions)
+
+
+def solve(board: Board) -> Board | None:
+    """One solution, or None when there is none."""
+    found = solutions(board, 1)
+    return found[0] if found else None

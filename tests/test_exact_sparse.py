@@ -1,0 +1,122 @@
+"""Sparse large boards: the generator of the benchmark, and the portfolio (kernel under a budget, then CaDiCaL)
+checked against CaDiCaL on its own CNF and against the pure-Python search."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ltn_sudoku.board import Board
+from ltn_sudoku.exact import answer, count_solutions, random_solutions, sat, solutions
+from ltn_sudoku.exact._bench import sat_count_fresh
+from ltn_sudoku.exact.portfolio import CADICAL, KERNEL, dead_end_budget
+from ltn_sudoku.exact.sparse import KEEP_RANGE, sparse_boards
+
+
+def assert_solutions_of(found: tuple[Board, ...] | list[Board], puzzle: Board) -> None:
+    """Distinct valid complete grids, each keeping every given."""
+    assert len({s.values for s in found}) == len(found)
+    for s in found:
+        assert s.is_valid_solution
+        assert all(g in (0, v) for g, v in zip(puzzle.values, s.values))
+
+
+# ---- the generator ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("n", [16, 25])
+def test_sparse_boards_keep_30_to_50_percent_of_a_solution(n: int) -> None:
+    boards, changed = sparse_boards(n, 12, seed=4)
+    again, _ = sparse_boards(n, 12, seed=4)
+    assert np.array_equal(boards, again) and not np.array_equal(boards, sparse_boards(n, 12, seed=5)[0])
+    grids = random_solutions(n, 12, 4)  # the grids the boards were cut from
+    assert changed.tolist() == [i % 3 == 2 for i in range(12)]
+    for board, grid, was_changed in zip(boards, grids, changed):
+        kept = np.count_nonzero(board) / (n * n)
+        assert KEEP_RANGE[0] - 0.05 < kept < KEEP_RANGE[1] + 0.05
+        differs = np.count_nonzero((board != 0) & (board != grid))
+        assert differs == (1 if was_changed else 0)
+        assert Board(board.tolist(), n).is_consistent  # a changed given clashes with no other given
+
+
+# ---- the portfolio against CaDiCaL and the pure-Python search --------------------------------------------------------
+def _check_against_baselines(n: int, count: int, seed: int, max_dead_ends: int | None, python: bool) -> set[str]:
+    boards, _ = sparse_boards(n, count, seed)
+    engines, counts = set(), set()
+    for row in boards:
+        board = Board(row.tolist(), n)
+        got = answer(board, 2, store=2, max_dead_ends=max_dead_ends)
+        expected = sat_count_fresh(board)
+        assert got.count == expected
+        assert len(got.solutions) == got.count
+        assert_solutions_of(got.solutions, board)
+        if python:
+            assert count_solutions(board, 2, "python") == expected
+        engines.add(got.engine)
+        counts.add(got.count)
+    assert {0, 2} <= counts  # sparse boards: several solutions, or none after a change
+    return engines
+
+
+def test_portfolio_kernel_path_agrees_on_sparse_16x16() -> None:
+    assert _check_against_baselines(16, 12, seed=1, max_dead_ends=None, python=True) == {KERNEL}
+
+
+def test_portfolio_cadical_path_agrees_on_sparse_16x16() -> None:
+    """One dead end allowed: boards that need a search go to CaDiCaL, whose answers must agree as well."""
+    assert CADICAL in _check_against_baselines(16, 12, seed=1, max_dead_ends=1, python=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [16, 25, 36])
+@pytest.mark.parametrize("max_dead_ends", [None, 1])
+def test_portfolio_agrees_with_cadical_on_sparse_boards(n: int, max_dead_ends: int | None) -> None:
+    _check_against_baselines(n, 30 if n < 36 else 6, seed=7, max_dead_ends=max_dead_ends, python=False)
+
+
+def test_portfolio_counts_up_to_the_limit_and_unique_boards() -> None:
+    grid = random_solutions(16, 1, 3)[0]
+    puzzle = grid.copy()
+    puzzle[np.random.default_rng(3).random(256) < 0.3] = 0  # 70 % givens: unique more often than not
+    board = Board(puzzle.tolist(), 16)
+    expected = sat_count_fresh(board)
+    for cap in (None, 1):
+        got = answer(board, 2, store=2, max_dead_ends=cap)
+        assert got.count == expected
+        assert_solutions_of(got.solutions, board)
+        if expected == 1:
+            assert got.solutions[0].values == tuple(grid.tolist())
+    empty = Board.empty(16)
+    for cap in (None, 1):
+        got = answer(empty, 3, store=3, max_dead_ends=cap)
+        assert got.count == 3
+        assert_solutions_of(got.solutions, empty)
+    assert len(solutions(empty, 3)) == 3
+
+
+def test_sat_cnf_of_a_dead_candidate_set_is_unsatisfiable() -> None:
+    candidates = np.ones((16 * 16, 16), bool)
+    candidates[0] = False  # a cell without candidates
+    assert sat.cnf(candidates, 16)[0] == [[]]
+    assert sat.count(candidates, 16, 2, 2)[0] == 0
+    candidates = np.ones((16 * 16, 16), bool)
+    candidates[:16, 5] = False  # digit 6 has no place in row 1
+    assert sat.count(candidates, 16, 2, 0)[0] == 0
+
+
+def test_dead_end_budget_leaves_small_sides_uncapped() -> None:
+    assert dead_end_budget(4) == dead_end_budget(9) == 0
+    assert 0 < dead_end_budget(16) < dead_end_budget(25) < dead_end_budget(49)
+
+
+# ---- the single-board path -------------------------------------------------------------------------------------------
+def test_single_board_path_agrees_with_the_batch_on_9x9() -> None:
+    from ltn_sudoku.exact import count_solutions_batch
+    from ltn_sudoku.io import read_boards
+    from ltn_sudoku.paths import shared_file
+
+    boards = read_boards(shared_file("9x9/top1465.txt"))[:300]
+    puzzles = np.array([b.values for b in boards], np.int32)
+    puzzles[::7, 0] = puzzles[::7, 1]  # clashes: no solution
+    puzzles[::11, :20] = 0  # fewer givens: several solutions
+    expected = count_solutions_batch(puzzles, 2).tolist()
+    assert [count_solutions(Board.from_string(Board(p.tolist(), 9).to_line()), 2) for p in puzzles] == expected
+    assert {0, 1, 2} <= set(expected)
