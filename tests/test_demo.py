@@ -20,4 +20,5 @@ def test_demo_runs_every_part() -> None:
     assert "Summary" in out and "seed_9x9.csv" in out and "unique solution" in out
     assert out.count("LTN model:") >= 10  # every example report, plus the fresh checkpoint's answer
     assert "no LTN model for 16x16 boards" in out
+    assert "no LTN model for 4x4" not in out and "no LTN model for 9x9" not in out  # the shipped models answered
     assert "answered by" in out and "demo finished" in out
