@@ -22,9 +22,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
+from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from tests import fuzzing  # noqa: E402
+from tests import fuzzing
 
 EXAMPLES = {"board text": 35_000, "file readers": 35_000, "file bytes": 8_000, "kaggle reader": 10_000,
             "commands": 8_000, "checkpoints": 3_000, "hydra overrides": 3_000}
@@ -54,7 +54,7 @@ def main() -> None:
             test = seed(args.seed * 1000 + round_)(test)
             try:
                 test()
-            except BaseException as e:  # noqa: BLE001 - every violation is reported, none stops the run
+            except BaseException as e:  # every violation is reported, none stops the run
                 if isinstance(e, KeyboardInterrupt):
                     raise
                 first = (str(e).strip().splitlines() or [type(e).__name__])[0][:300]

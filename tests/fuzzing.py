@@ -16,9 +16,10 @@ import io
 import json
 import tempfile
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 from hypothesis import strategies as st
@@ -43,7 +44,7 @@ def one_line(message: str) -> bool:
     return bool(text) and "Traceback" not in message and (not STRICT or "\n" not in text)
 
 
-@lru_cache(maxsize=None)
+@cache
 def pool() -> tuple[Board, ...]:
     """Real boards of both sizes and all four classes (open solvable and impossible, closed valid and invalid)."""
     return tuple(r.board for n in (4, 9) for label in CLASSES for r in generate(n, label, 6, seed=18))
@@ -211,7 +212,7 @@ OPTIONS = {"classify": ["--json", "--no-heuristics", "--format line", "--format 
 @st.composite
 def commands(draw: st.DrawFn) -> tuple[str, list[str], str, list[Board] | None, bool]:
     """(entry, options, file text, intact boards, with the LTN): a classify / solve / rate call on a board file."""
-    text, fmt, boards = draw(file_texts())
+    text, _, boards = draw(file_texts())
     entry = draw(st.sampled_from(["classify", "classify-board", "solve", "rate"]))
     choices = OPTIONS["classify" if entry == "classify-board" else entry]
     options = [o for group in draw(st.lists(st.sampled_from(choices), max_size=3, unique=True)) for o in group.split()]
@@ -257,7 +258,7 @@ def command(case: tuple[str, list[str], str, list[Board] | None, bool]) -> None:
 
 
 # ---- checkpoints ------------------------------------------------------------------------------------------------
-@lru_cache(maxsize=None)
+@cache
 def shipped_bytes() -> bytes:
     from ltn_sudoku.evaluate import default_checkpoint
 

@@ -34,7 +34,7 @@ def tiny_model(n: int) -> LtnSudoku:
 def random_solutions(n: int, count: int, rng: np.random.Generator) -> np.ndarray:
     """(count, n*n) valid grids: a pattern grid under random digit relabelling, row and column permutations within
     bands and stacks, band and stack permutations and transposition (all validity-preserving)."""
-    b = int(round(n ** 0.5))
+    b = round(n ** 0.5)
     r = np.arange(n)
     base = (b * (r[:, None] % b) + r[:, None] // b + r[None, :]) % n
     out = np.empty((count, n, n), dtype=np.int64)
