@@ -26,8 +26,8 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from tests import fuzzing
 
-EXAMPLES = {"board text": 35_000, "file readers": 35_000, "file bytes": 8_000, "kaggle reader": 10_000,
-            "commands": 8_000, "checkpoints": 3_000, "hydra overrides": 3_000}
+EXAMPLES = {"board text": 45_000, "file readers": 45_000, "file bytes": 5_000, "kaggle reader": 5_000,
+            "commands": 2_500, "checkpoints": 1_500, "hydra overrides": 1_500}
 ROUNDS = 10
 
 
@@ -60,6 +60,8 @@ def main() -> None:
                 first = (str(e).strip().splitlines() or [type(e).__name__])[0][:300]
                 notes = " | ".join(getattr(e, "__notes__", []))[:600]
                 findings.setdefault(name, {}).setdefault(f"{type(e).__name__}: {first}", notes)
+            print(f"  {name} round {round_ + 1}/{ROUNDS}: {fuzzing.COUNTS[name]} inputs, "
+                  f"{time.process_time() - cpu:.0f} s CPU so far", flush=True)
         print(f"{name:16} {fuzzing.COUNTS[name]:8d} inputs  {time.perf_counter() - t0:7.1f} s wall  "
               f"{len(findings.get(name, {}))} distinct violations", flush=True)
     total = sum(fuzzing.COUNTS.values())
