@@ -258,6 +258,49 @@ def bench_nine(limit: int | None, pure_count: int, dlx_count: int, repeats: int)
                    f"| {versus} | {tdoku} |")
 
 
+def bench_single(limit: int | None, repeats: int) -> None:
+    """The single-board path, count_solutions(Board.from_string(s), 2), against the batch call on the same puzzles
+    (parsed once, outside the timing) and against count_solutions on prebuilt boards; best of `repeats`, interleaved."""
+    from ltn_sudoku.exact import kernel
+
+    kernel.warm_up()
+    count_solutions(Board.from_string("." * 81), 2)
+    _print("## 9x9 single-board path against the batch call (limit 2, CPU time, best of runs)")
+    _print()
+    _print("| file | puzzles | batch puzzles/s | prebuilt boards | from_string + count | single / batch |")
+    _print("|---|---:|---:|---:|---:|---:|")
+    for name in NINE_FILES:
+        boards = read_boards(shared_file(name))[:limit]
+        lines = [b.to_line() for b in boards]
+        puzzles = np.array([b.values for b in boards], dtype=np.int32)
+        best = {"batch": 0.0, "prebuilt": 0.0, "string": 0.0}
+        for _ in range(repeats):
+            for label, work in (("batch", lambda: count_solutions_batch(puzzles, 2)),
+                                ("prebuilt", lambda: [count_solutions(b, 2) for b in boards]),
+                                ("string", lambda: [count_solutions(Board.from_string(t), 2) for t in lines])):
+                start = time.process_time()
+                work()
+                best[label] = max(best[label], len(lines) / max(time.process_time() - start, 1e-9))
+        _print(f"| {name.split('/')[-1]} | {len(lines)} | {best['batch']:,.0f} | {best['prebuilt']:,.0f} "
+               f"| {best['string']:,.0f} | {best['string'] / best['batch']:.2f} |")
+
+
+def first_call_times() -> dict[str, float]:
+    """Wall seconds of a fresh process's first `count_solutions` on a 9x9 and on a 16x16 board: with an empty
+    numba cache (cold: it compiles) and with the cache the first process left (warm: it loads)."""
+    probe = ("import time; t = time.perf_counter(); from ltn_sudoku.board import Board; "
+             "from ltn_sudoku.exact import count_solutions; count_solutions(Board.from_string('.' * 81)); "
+             "count_solutions(Board.empty(16)); print(time.perf_counter() - t)")
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        for run in ("cold (empty cache)", "warm (cached)"):
+            text = subprocess.run([sys.executable, "-c", probe], env=env, check=True, capture_output=True,
+                                  text=True).stdout
+            out[f"first count_solutions, 9x9 and 16x16, {run}"] = float(text.split()[-1])
+    return out
+
+
 def _paper_times(rank: int) -> dict[str, list[float]]:
     found: dict[str, list[float]] = {}
     for solver in ("ExactCover", "BackTracking"):
@@ -349,6 +392,47 @@ def bench_sparse(n: int, count: int, holes: float, seed: int) -> None:
     tally = "/".join(str(counts.count(c)) for c in (0, 1, 2))
     sat = f"{_summary(sat_times)} / {sum(sat_times):.2f}" if sat_times else "n/a"
     _print(f"| {count} | {tally} | {_summary(kernel_times)} / {sum(kernel_times):.2f} | {sat} |")
+
+
+def bench_sparse_portfolio(sizes: Sequence[int], per_size: int, seed: int) -> None:
+    """The portfolio (count_solutions' default backend) against CaDiCaL on the random sparse boards of
+    ltn_sudoku.exact.sparse, per board in the same process: the worst cases per size, and the engine that answered."""
+    import resource
+
+    from ltn_sudoku.exact import kernel
+    from ltn_sudoku.exact.portfolio import CADICAL, answer
+    from ltn_sudoku.exact.sparse import sparse_boards
+
+    kernel.warm_up()
+    answer(Board.empty(16), 2)  # the portfolio's own entry points, compiled or loaded outside the timing
+    _print(f"## Sparse boards: {per_size} per size, 30-50 % givens, every third with one given changed (seed {seed}); "
+           "uniqueness check, CPU s per board")
+    _print()
+    _print("| n | boards | counts 0/1/2 | answered by CaDiCaL | portfolio median / max | CaDiCaL (incl. model) "
+           "median / max | worst portfolio / CaDiCaL | over 1 s | over 2x CaDiCaL |")
+    _print("|---:|---:|---|---:|---:|---:|---:|---:|---:|")
+    for n in sizes:
+        boards, _ = sparse_boards(n, per_size, seed)
+        times, sat_times, counts, handed = [], [], [], 0
+        for row in boards:
+            board = Board(row.tolist(), n)
+            start = time.process_time()
+            got = answer(board, 2)
+            times.append(time.process_time() - start)
+            counts.append(got.count)
+            handed += got.engine == CADICAL
+            start = time.process_time()
+            expected = sat_count_fresh(board)
+            sat_times.append(time.process_time() - start)
+            if expected != got.count:
+                _print(f"DISAGREEMENT on a sparse {n}x{n} board: portfolio {got.count}, CaDiCaL {expected}")
+        ratios = [t / s for t, s in zip(times, sat_times)]
+        tally = "/".join(str(counts.count(c)) for c in (0, 1, 2))
+        _print(f"| {n} | {per_size} | {tally} | {handed} | {_summary(times)} | {_summary(sat_times)} "
+               f"| {max(ratios):.2f} | {sum(t > 1.0 for t in times)} | {sum(r > 2.0 for r in ratios)} |")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    _print()
+    _print(f"peak memory (max RSS of the process): {peak:.0f} MB")
 
 
 def bench_all(quick: bool, repeats: int, limit: int | None, pure_count: int, dlx_count: int, ranks: Sequence[int],

@@ -64,9 +64,10 @@ def answer(board: Board, limit: int = 2, store: int = 0, max_dead_ends: int | No
 
 def count_solutions(board: Board, limit: int = 2) -> int:
     """min(#solutions, limit)."""
-    if board.n == 9:  # the common case, without the allocations of answer()
+    if board.n == 9:  # the common case, without the allocations of answer(); bytes() is the fastest conversion
         kernel._check_limit(limit)
-        return kernel._count_capped(np.asarray(board.values, np.int32), 9, limit, 0, _NO_SOLUTIONS)
+        grid = np.frombuffer(bytes(board.values), np.uint8).astype(np.int32)
+        return kernel._count_capped(grid, 9, limit, 0, _NO_SOLUTIONS)
     return answer(board, limit).count
 
 
