@@ -85,7 +85,7 @@ class BoardSet:
         order = torch.randperm(len(self), generator=generator) if generator is not None else torch.arange(len(self))
         if keep is not None:
             order = order[keep.to(order.device)[order]]
-        for start in range(0, len(self), size):
+        for start in range(0, len(order), size):
             yield self.select(order[start:start + size])
 
     def boards(self) -> list[Board]:
