@@ -1,0 +1,87 @@
+"""Up-front checks of the Hydra config of `python -m ltn_sudoku.train` and `python -m ltn_sudoku.evaluate`.
+
+Hydra does not type-check overrides against the YAML defaults (`train.epochs=abc` arrives as a string), so a typo used
+to surface as a traceback minutes later, after the data was generated, or not at all (`train.epochs=-1`,
+`train.lr=-1`). `check_config` runs first in each entry point: one clear line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from omegaconf import DictConfig, OmegaConf
+
+EXIT_USAGE = 2
+
+
+class ConfigError(ValueError):
+    """A config value the user must fix; its message names the key as it is written on the command line."""
+
+
+def _value(cfg: DictConfig, key: str) -> Any:
+    try:
+        return OmegaConf.select(cfg, key, throw_on_missing=True)
+    except Exception as e:  # an interpolation that cannot resolve, a missing value
+        raise ConfigError(f"{key}: {e}".splitlines()[0]) from None
+
+
+def _integer(cfg: DictConfig, key: str, low: int) -> None:
+    value = _value(cfg, key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ConfigError(f"{key}={value!r}: expected an integer >= {low}")
+
+
+def _positive_number(cfg: DictConfig, key: str) -> None:
+    value = _value(cfg, key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ConfigError(f"{key}={value!r}: expected a number > 0")
+
+
+def _choice(cfg: DictConfig, key: str, choices: tuple[str, ...]) -> None:
+    value = _value(cfg, key)
+    if value not in choices:
+        raise ConfigError(f"{key}={value!r}: expected one of {', '.join(choices)}")
+
+
+def _existing_file(cfg: DictConfig, key: str) -> None:
+    value = _value(cfg, key)
+    if value is not None and not Path(str(value)).is_file():
+        raise ConfigError(f"{key}={value}: no such file")
+
+
+def _training_checks(cfg: DictConfig) -> None:
+    from ltn_sudoku.train import LR_SCHEDULES, MONITORS
+
+    _integer(cfg, "train.epochs", 1)
+    _integer(cfg, "train.batch_size", 1)
+    _integer(cfg, "train.patience", 0)
+    _positive_number(cfg, "train.lr")
+    _positive_number(cfg, "train.heuristic_lr")
+    _choice(cfg, "train.lr_schedule", LR_SCHEDULES)
+    _choice(cfg, "train.monitor", MONITORS)
+    _existing_file(cfg, "train.resume")
+
+
+def _evaluation_checks(cfg: DictConfig) -> None:
+    _existing_file(cfg, "checkpoint")
+    for key in ("evaluate.seed", "evaluate.closed", "evaluate.open"):
+        _integer(cfg, key, 0)
+
+
+CHECKS: dict[str, Callable[[DictConfig], None]] = {"train": _training_checks, "evaluate": _evaluation_checks}
+
+
+def check_config(cfg: DictConfig, entry: str) -> None:
+    """Validate the config of an entry point ('train' or 'evaluate') before any work; on a bad value print one line
+    to stderr and exit with status 2."""
+    try:
+        _integer(cfg, "seed", 0)
+        _integer(cfg, "threads", 0)
+        _choice(cfg, "device", ("auto", "cpu", "cuda"))
+        CHECKS[entry](cfg)
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(EXIT_USAGE)

@@ -1,0 +1,110 @@
+"""Up-front config checks of the Hydra entry points (issue 9, item 13): a bad value is one line on stderr, exit 2,
+before any data is generated; and the checkpoint hardening of items 11, 12 and 15."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from hydra import compose, initialize_config_dir
+from omegaconf import DictConfig
+from test_train import config
+
+from ltn_sudoku.config_check import check_config
+from ltn_sudoku.logic.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from ltn_sudoku.paths import CONF_DIR, REPO_ROOT
+from ltn_sudoku.train import train
+
+
+def composed(*overrides: str) -> DictConfig:
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        return compose("config", overrides=list(overrides))
+
+
+@pytest.mark.parametrize(("entry", "override", "message"), [
+    ("train", "train.epochs=abc", "train.epochs='abc': expected an integer >= 1"),
+    ("train", "train.epochs=-1", "train.epochs=-1: expected an integer >= 1"),
+    ("train", "train.batch_size=0", "train.batch_size=0: expected an integer >= 1"),
+    ("train", "train.lr=-1", "train.lr=-1: expected a number > 0"),
+    ("train", "train.lr_schedule=linear", "expected one of constant, cosine"),
+    ("train", "train.resume=/nonexistent.pt", "train.resume=/nonexistent.pt: no such file"),
+    ("evaluate", "checkpoint=/nonexistent.pt", "checkpoint=/nonexistent.pt: no such file"),
+    ("evaluate", "seed=x", "seed='x': expected an integer >= 0"),
+])
+def test_bad_values_exit_2_with_one_line(capsys: pytest.CaptureFixture[str], entry: str, override: str,
+                                         message: str) -> None:
+    with pytest.raises(SystemExit) as info:
+        check_config(composed(override), entry)
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
+def test_the_defaults_pass() -> None:
+    for entry in ("train", "evaluate"):
+        check_config(composed(), entry)
+
+
+@pytest.mark.parametrize(("module", "override"), [("ltn_sudoku.train", "train.epochs=abc"),
+                                                  ("ltn_sudoku.evaluate", "checkpoint=/nonexistent.pt")])
+def test_entry_points_refuse_before_any_work(tmp_path: Path, module: str, override: str) -> None:
+    done = subprocess.run([sys.executable, "-m", module, override, f"run_dir={tmp_path / 'run'}"], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().count("\n") == 0 and done.stderr.startswith("error: ")
+    assert not (tmp_path / "run").exists()  # nothing generated, nothing written
+
+
+# ---- item 11 and 12: a checkpoint is data ---------------------------------------------------------------------------
+def test_a_checkpoint_with_an_interpolation_is_refused_without_resolving_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LTN_TEST_SECRET", "hunter2")
+    path = tmp_path / "crafted.pt"
+    save_checkpoint(path, 4, {"data": {"kaggle_path": "${oc.env:LTN_TEST_SECRET}"}, "model": {}}, {})
+    with pytest.raises(CheckpointError) as info:
+        load_checkpoint(path)
+    assert "config.data.kaggle_path holds an interpolation" in str(info.value) and "hunter2" not in str(info.value)
+    nested = tmp_path / "nested.pt"
+    save_checkpoint(nested, 4, {"model": {"techniques": ["Naked Single", "${oc.env:LTN_TEST_SECRET}"]}}, {})
+    with pytest.raises(CheckpointError, match=r"config.model.techniques.1 holds an interpolation"):
+        load_checkpoint(nested)
+
+
+def test_a_pickled_object_is_refused_as_not_a_checkpoint(tmp_path: Path) -> None:
+    path = tmp_path / "objects.pt"
+    torch.save({"when": Path("/tmp")}, path)  # any Python object beyond tensors and plain values
+    with pytest.raises(CheckpointError) as info:
+        load_checkpoint(path)
+    message = str(info.value)
+    assert "not an ltn-sudoku checkpoint, or an unsafe file" in message and "python -m ltn_sudoku.train" in message
+    assert "weights_only" not in message
+
+
+# ---- item 15: resuming ------------------------------------------------------------------------------------------------
+def _steps(tb: Path, tag: str) -> list[int]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(tb))
+    acc.Reload()
+    return [e.step for e in acc.Scalars(tag)]
+
+
+def test_resume_into_the_same_folder_keeps_steps_unique_and_a_finished_run_says_so(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    first = tmp_path / "first"
+    train(config(first, "train.epochs=1"))
+    run = tmp_path / "run"
+    train(config(run, "train.epochs=2", "train.patience=5"))  # a run whose 2nd epoch we pretend was interrupted
+    shutil.copy(first / "last.pt", tmp_path / "epoch1.pt")
+    train(config(run, "train.epochs=2", "train.patience=5", f"train.resume={tmp_path / 'epoch1.pt'}"))
+    steps = _steps(run / "tb", "train/loss")
+    assert len(steps) == len(set(steps)) and steps == sorted(steps)
+    before = (run / "metrics.json").read_text()
+    with caplog.at_level("WARNING"):
+        metrics = train(config(run, "train.epochs=2", "train.patience=5", f"train.resume={run / 'last.pt'}"))
+    assert "already finished" in caplog.text and "raise train.epochs" in caplog.text
+    assert (run / "metrics.json").read_text() == before and metrics.items() <= json.loads(before).items()
