@@ -22,7 +22,7 @@ from ltn_sudoku.report_text import render_report
 
 EXAMPLES_DIR = DATA_DIR / "examples"
 DEMO_RUN = REPO_ROOT / "outputs" / "demo_train_4x4"
-SEED_4 = "1.34342.2143432."
+SEED_4 = "1.34 34.2 2143 432."  # the seed's 4x4 example, by rows
 SHIPPED = LtnAnswers()  # the shipped checkpoints, one per size, loaded on first use
 
 
