@@ -111,6 +111,9 @@ class Geometry:
         return m
 
 
+_LINE_CHARS = bytes.maketrans(bytes(range(10)), b".123456789")  # Board.to_line for n <= 9
+
+
 def iter_bits(x: int) -> Iterator[int]:
     """Indices of the set bits of x, lowest first (cells of a cell-set int, or digit-1 of a candidate mask)."""
     while x:
@@ -167,12 +170,12 @@ class Board:
     values: tuple[int, ...]
 
     def __init__(self, values: Sequence[int], n: int | None = None) -> None:
-        vals = tuple(int(v) for v in values)
+        vals = tuple(map(int, values))
         side = side_for_cell_count(len(vals)) if n is None else n
         box_side(side)
         if len(vals) != side * side:
             raise BoardError(f"a {side}x{side} board needs {side * side} cells, got {len(vals)}")
-        for i, v in enumerate(vals):
+        for i, v in enumerate(vals) if min(vals) < 0 or max(vals) > side else ():  # the loop only names the cell
             if not 0 <= v <= side:
                 raise BoardError(
                     f"cell r{i // side + 1}c{i % side + 1} holds {v}: expected 0 (empty) or a digit 1..{side}"
@@ -182,6 +185,10 @@ class Board:
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Board is immutable")
+
+    def __reduce__(self) -> tuple[type[Board], tuple[tuple[int, ...], int]]:
+        """Pickle through the constructor (boards travel to worker processes: classify --jobs)."""
+        return (Board, (self.values, self.n))
 
     # ---- construction -------------------------------------------------------------------------------------------
     @classmethod
@@ -249,7 +256,7 @@ class Board:
     @property
     def givens(self) -> int:
         """Number of filled cells."""
-        return sum(1 for v in self.values if v)
+        return len(self.values) - self.values.count(0)
 
     @property
     def empty_cells(self) -> list[int]:
@@ -327,7 +334,7 @@ class Board:
     def to_line(self) -> str:
         """The line format: one char per cell ('.' empty) for n <= 9, two decimal chars per cell ('00') above."""
         if self.n <= 9:
-            return "".join(str(v) if v else "." for v in self.values)
+            return bytes(self.values).translate(_LINE_CHARS).decode("ascii")
         return "".join(f"{v:02d}" for v in self.values)
 
     def __str__(self) -> str:

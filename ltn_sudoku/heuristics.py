@@ -1,18 +1,35 @@
 """Q3 for an open board: which techniques apply now, which to recommend, and the explained solving path.
 
 The answer is a Report section (see questions.ReportSection): JSON keys `heuristics`, `recommended`, `steps`, `level`,
-`score`, `guessed`, `stats`, and readable lines for the text report.
+`score`, `guessed`, `stats`, `heuristics_limit`, and readable lines for the text report.
+
+Time budget. On large or sparse boards some finders (forcing chains, ALS, long chains) and a solving path that tries
+every technique at every step cost minutes, so by default Q3 uses only the families that stay fast on the board's
+size (LARGE_BOARD_FAMILIES from 16x16 up) and a CPU-time budget (Q3_BUDGET_S): techniques not surveyed in time are
+named, and once the budget is spent the solving path goes on with search steps. `heuristics_limit` says what was
+left out (null when nothing was); full=True (classify --full-analysis) lifts both limits.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 
 from ltn_sudoku.board import Board, geometry
+from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.engine import Applicable, Engine, SolveResult
+from ltn_sudoku.exact import count_solutions
 from ltn_sudoku.memory import MemoryTracker
+from ltn_sudoku.techniques.base import Technique
 
 MAX_STEPS_SHOWN = 400  # text report only; JSON always has the whole path
+# The families a default Q3 uses from 16x16 up: each finder of the others took seconds to minutes on one 16x16-81x81
+# board (scripts/bench_classify.py --sizes measures the default answers; docs/cli.md has the figures).
+LARGE_BOARD_FAMILIES: tuple[str, ...] = ("Singles", "Intersections", "Subsets", "Basic Fish", "Uniqueness",
+                                         "Single Digit Patterns", "Wings", "Finned Fish", "Coloring")
+LARGE_BOARD = 16
+# CPU seconds for the survey and the solving path together: boards up to 16x16, and larger ones.
+Q3_BUDGET_S = (1.2, 6.0)
 
 
 @dataclass(frozen=True)
@@ -24,6 +41,7 @@ class HeuristicsAnswer:
     ranked: tuple[Applicable, ...]
     result: SolveResult
     tracker: MemoryTracker = field(compare=False)
+    limit: str | None = None  # what the time budget left out; None when the answer is complete
 
     title = "Q3: solving techniques"
 
@@ -37,11 +55,12 @@ class HeuristicsAnswer:
             "score": self.result.score,
             "guessed": self.result.guessed,
             "stats": self.tracker.to_dict()["stats"],
+            "heuristics_limit": self.limit,
         }
 
     def describe(self) -> list[str]:
         r = self.result
-        lines: list[str] = []
+        lines: list[str] = [f"Limited: {self.limit}"] if self.limit else []
         if not self.ranked:
             lines.append("No technique applies now.")
         else:
@@ -64,10 +83,48 @@ class HeuristicsAnswer:
         return lines
 
 
-def answer_q3(board: Board, engine: Engine | None = None) -> HeuristicsAnswer:
-    """Apply the engine to an open board: what applies now, the ranked recommendation and the whole path."""
+def q3_budget(n: int) -> float:
+    """The default CPU-time budget of Q3 for a board side."""
+    return Q3_BUDGET_S[0] if n <= LARGE_BOARD else Q3_BUDGET_S[1]
+
+
+def _until(technique: Technique, deadline: float) -> Technique:
+    """The technique, finding nothing once the deadline has passed (the engine then takes a search step)."""
+    finder = technique.finder
+    return replace(technique, finder=lambda grid: [] if time.process_time() > deadline else finder(grid))
+
+
+def answer_q3(board: Board, engine: Engine | None = None, full: bool = False) -> HeuristicsAnswer:
+    """Apply the engine to an open board: what applies now, the ranked recommendation and the whole path; within
+    the default time budget unless `full` (see the module docstring)."""
     tracker = MemoryTracker()
     engine = (engine or Engine()).with_tracker(tracker)
-    found = tuple(engine.applicable(board)) if board.is_consistent else ()
-    result = engine.solve(board)
-    return HeuristicsAnswer(board, found, tuple(engine.recommend(found)), result, tracker)
+    if full:
+        found = tuple(engine.applicable(board)) if board.is_consistent else ()
+        return HeuristicsAnswer(board, found, tuple(engine.recommend(found)), engine.solve(board), tracker)
+    n = board.n
+    budget = q3_budget(n)
+    start = time.process_time()
+    pipeline = engine.techniques(n, unique=board.is_consistent and count_solutions(board, 2) == 1)
+    notes: list[str] = []
+    if n >= LARGE_BOARD:
+        dropped = {t.family for t in pipeline if t.family not in LARGE_BOARD_FAMILIES}
+        pipeline = [t for t in pipeline if t.family in LARGE_BOARD_FAMILIES]
+        if dropped:
+            notes.append(f"on {n}x{n} boards only {', '.join(LARGE_BOARD_FAMILIES)} are used "
+                         f"(left out: {', '.join(sorted(dropped))})")
+    found: list[Applicable] = []
+    if board.is_consistent:
+        grid = CandidateGrid.from_board(board)
+        for i, t in enumerate(pipeline):
+            if time.process_time() > start + budget / 2:
+                notes.append(f"{len(pipeline) - i} techniques not surveyed within {budget / 2:g} s")
+                break
+            found.append(Applicable(t, tuple(t.finder(grid))))
+    limited = Engine([_until(t, start + budget) for t in pipeline], uniqueness=engine.uniqueness,
+                     fallback=engine.fallback, tracker=tracker, max_steps=engine.max_steps)
+    result = limited.solve(board)
+    if time.process_time() > start + budget and result.guessed:
+        notes.append(f"the solving path took search steps once the {budget:g} s budget was spent")
+    limit = "; ".join(notes) + " (classify --full-analysis for everything)" if notes else None
+    return HeuristicsAnswer(board, tuple(found), tuple(engine.recommend(found)), result, tracker, limit)

@@ -133,6 +133,13 @@ def decode_cells(text: str, path: str | None = None, line: int | None = None, co
     raise FormatError(f"{length} characters is not a board: expected {_expected_lengths()}", path, line, column)
 
 
+def check_cells(text: str, path: str | None = None, line: int | None = None, column: int = 1) -> None:
+    """Raise decode_cells' FormatError when `text` is not a board's cell string; cheap for the usual 9x9 string."""
+    n = _SINGLE_LENGTHS.get(len(text))
+    if n is None or not _SINGLE_CELLS[n].fullmatch(text):
+        decode_cells(text, path, line, column)
+
+
 def encode_cells(board: Board, empty: str = ".") -> str:
     """Inverse of decode_cells: Board.to_line with `empty` for blanks (n <= 9; larger boards use '00')."""
     return board.to_line().replace(".", empty)
@@ -266,7 +273,7 @@ def iter_lines(path: str | os.PathLike[str]) -> Iterator[str]:
 
 def _content(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
     """(1-based number, text) of lines that are neither blank nor comments."""
-    return ((i, ln) for i, ln in enumerate(lines, 1) if ln.strip() and not ln.lstrip().startswith("#"))
+    return ((i, ln) for i, ln in enumerate(lines, 1) if (text := ln.lstrip()) and text[0] != "#")
 
 
 # ---- format detection ----------------------------------------------------------------------------------------------
@@ -398,7 +405,7 @@ def _iter_csv(content: Iterator[tuple[int, str]], path: str, kaggle: bool) -> It
         raise FormatError(f"no puzzle column in header {header_text!r}: expected one of {', '.join(names)}",
                           path, header_number)
     for number, text in content:
-        row = next(csv.reader([text]))
+        row = text.split(",") if '"' not in text else next(csv.reader([text]))  # the csv module only when quoted
         if len(row) != len(header):
             raise FormatError(f"{len(row)} fields: expected {len(header)} as in the header ({header_text})",
                               path, number)
@@ -408,7 +415,7 @@ def _iter_csv(content: Iterator[tuple[int, str]], path: str, kaggle: bool) -> It
         for name in SOLUTION_COLUMNS:
             if fields.get(name):
                 sol_col = sum(len(f) + 1 for f in row[: header.index(name)]) + 1
-                decode_cells(fields[name].strip(), path, number, sol_col)  # validate now, not at first use
+                check_cells(fields[name].strip(), path, number, sol_col)  # validate now, not at first use
         yield BoardRecord(board, number, fields)
 
 

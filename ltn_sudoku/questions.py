@@ -11,19 +11,27 @@ Further answers (Q3's techniques, the LTN's predictions) join a Report as sectio
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Iterator, Protocol, Sequence, overload
+
+import numpy as np
 
 from ltn_sudoku.board import Board, Conflict, geometry, iter_bits
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.engine import Engine
-from ltn_sudoku.exact import solutions, solve
+from ltn_sudoku.exact import solutions, solve, solve_batch
 from ltn_sudoku.heuristics import answer_q3
 
 SOLUTION_LIMIT = 2  # solutions are counted up to 2: 0 impossible, 1 unique, 2 "at least two"
 # Up to this many solutions are enumerated in one search: when that is all of them, they settle every move at once,
 # which is several times faster than a search per move on boards with a few solutions (scripts/bench_classify.py).
 ENUMERATED_SOLUTIONS = 32
+# CPU seconds (steady on a busy machine, unlike wall time) the per-move dead-end proofs may take by default (the
+# solution count and the moves that agree with a found solution are always settled): board sides up to 16 get the
+# first, larger ones the second. Moves still open past it get dead_end None and the report says why
+# (Report.dead_end_limit); full=True lifts the limit.
+DEAD_END_BUDGET_S = (1.0, 4.0)
 
 
 class ReportSection(Protocol):
@@ -45,11 +53,12 @@ class ReportSection(Protocol):
 
 @dataclass(frozen=True)
 class Move:
-    """Placing `digit` in the empty `cell` (a basic-rule candidate), and whether no solution remains after it."""
+    """Placing `digit` in the empty `cell` (a basic-rule candidate), and whether no solution remains after it (None:
+    not decided within the time budget, see Report.dead_end_limit)."""
 
     cell: int
     digit: int
-    dead_end: bool
+    dead_end: bool | None
     n: int
 
     @property
@@ -63,6 +72,47 @@ class Move:
         return {"row": g.row[self.cell], "col": g.col[self.cell], "digit": self.digit, "dead_end": self.dead_end}
 
 
+class Moves(Sequence[Move]):
+    """The basic-rule moves of a board as parallel tuples (cells, digits, dead-end flags): cheap to build and to count
+    for a million boards; a Move object is made only when one is asked for."""
+
+    __slots__ = ("cells", "digits", "flags", "n")
+
+    def __init__(self, cells: Sequence[int], digits: Sequence[int], flags: Sequence[bool | None], n: int) -> None:
+        self.cells, self.digits, self.flags, self.n = cells, digits, flags, n
+
+    def __len__(self) -> int:
+        return len(self.cells)
+
+    @overload
+    def __getitem__(self, i: int) -> Move: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Move, ...]: ...
+    def __getitem__(self, i: int | slice) -> Move | tuple[Move, ...]:
+        if isinstance(i, slice):
+            return tuple(self)[i]
+        return Move(self.cells[i], self.digits[i], self.flags[i], self.n)
+
+    def __iter__(self) -> Iterator[Move]:
+        n = self.n
+        return (Move(c, d, f, n) for c, d, f in zip(self.cells, self.digits, self.flags))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash((tuple(self.cells), tuple(self.digits), tuple(self.flags)))
+
+    def __repr__(self) -> str:
+        return f"Moves({len(self)} moves, {self.flags.count(True)} dead ends)"
+
+    def as_dicts(self) -> list[dict[str, object]]:
+        """Move.as_dict of every move, without making the Move objects."""
+        g = geometry(self.n)
+        return [{"row": g.row[c], "col": g.col[c], "digit": d, "dead_end": f}
+                for c, d, f in zip(self.cells, self.digits, self.flags)]
+
+
 @dataclass(frozen=True)
 class Report:
     """Everything the symbolic engine says about one board."""
@@ -71,9 +121,10 @@ class Report:
     conflicts: tuple[Conflict, ...]
     solution_count: int
     solution: Board | None
-    moves: tuple[Move, ...] = ()
+    moves: Sequence[Move] = ()
     no_solution_reason: str | None = None
     sections: tuple[ReportSection, ...] = ()
+    dead_end_limit: str | None = None  # why some moves' dead_end is None (the proofs' time budget ran out)
 
     @property
     def closed(self) -> bool:
@@ -91,14 +142,19 @@ class Report:
 
     @property
     def dead_ends(self) -> int:
-        return sum(m.dead_end for m in self.moves)
+        return self._flags().count(True)
+
+    def _flags(self) -> Sequence[bool | None]:
+        return self.moves.flags if isinstance(self.moves, Moves) else tuple(m.dead_end for m in self.moves)
 
     def with_section(self, section: ReportSection) -> Report:
         """A copy with one more section (the way later answers join the report)."""
         return replace(self, sections=(*self.sections, section))
 
-    def as_dict(self) -> dict[str, object]:
-        """JSON-ready: 0-based cells; boards in the line format (io.encode_cells); sections' keys appended."""
+    def as_dict(self, moves: bool = True) -> dict[str, object]:
+        """JSON-ready: 0-based cells; boards in the line format (io.encode_cells); sections' keys appended. With
+        moves=False the move list is replaced by its length and the counts `dead_ends`, `dead_ends_unknown`
+        (what a CSV row holds, without building a dict per move)."""
         out: dict[str, object] = {
             "size": self.board.n,
             "board": self.board.to_line(),
@@ -110,22 +166,18 @@ class Report:
             "solutions": self.solution_count,
             "solution": self.solution.to_line() if self.solution is not None else None,
             "no_solution_reason": self.no_solution_reason,
-            "moves": [m.as_dict() for m in self.moves],
+            "moves": self._move_dicts() if moves else len(self.moves),
+            "dead_end_limit": self.dead_end_limit,
         }
+        if not moves:
+            flags = self._flags()
+            out.update(dead_ends=flags.count(True), dead_ends_unknown=flags.count(None))
         for section in self.sections:
             out.update(section.as_dict())
         return out
 
-    def as_row(self) -> dict[str, object]:
-        """One flat CSV row: scalars as they are, lists replaced by their length, plus the number of dead ends."""
-        row: dict[str, object] = {}
-        for key, value in self.as_dict().items():
-            if isinstance(value, dict):
-                continue
-            row[key] = len(value) if isinstance(value, list) else value
-            if key == "moves":
-                row["dead_ends"] = self.dead_ends
-        return row
+    def _move_dicts(self) -> list[dict[str, object]]:
+        return self.moves.as_dicts() if isinstance(self.moves, Moves) else [m.as_dict() for m in self.moves]
 
 
 def _possible_moves(board: Board) -> list[tuple[int, int]]:
@@ -133,25 +185,43 @@ def _possible_moves(board: Board) -> list[tuple[int, int]]:
     return [(c, b + 1) for c, mask in enumerate(board.candidate_masks()) for b in iter_bits(mask)]
 
 
-def _dead_end_flags(board: Board, moves: list[tuple[int, int]], found: list[Board], backend: str) -> list[bool]:
-    """Whether each move leaves no solution, with as few searches as possible.
+def _dead_end_flags(board: Board, moves: list[tuple[int, int]], found: list[Board], backend: str,
+                    budget_s: float | None) -> tuple[list[bool | None], str | None]:
+    """Whether each move leaves no solution, with as few searches as possible, and why some stay undecided.
 
-    A move that agrees with a known solution is alive. When `found` holds every solution (no more than
-    ENUMERATED_SOLUTIONS: none, a unique one, or a few), every other move is dead. Otherwise each remaining move gets
-    one search for a single solution, and every solution found that way also clears the later moves agreeing with it.
+    A move that agrees with a known solution is alive: one solution clears every move it contains. When `found`
+    holds every solution (no more than ENUMERATED_SOLUTIONS: none, a unique one, or a few), every other move is
+    dead. Otherwise each remaining move gets one search for a single solution, and every solution found that way
+    also clears the later moves agreeing with it; moves still open when `budget_s` (CPU seconds) has run out
+    are left undecided (None).
     """
     empty = board.empty_cells
     alive = {(c, s.values[c]) for s in found for c in empty}
     if len(found) <= ENUMERATED_SOLUTIONS:
-        return [m not in alive for m in moves]
-    flags = []
+        return [m not in alive for m in moves], None
+    deadline = None if budget_s is None else time.process_time() + budget_s
+    flags: list[bool | None] = []
     for cell, digit in moves:
-        if (cell, digit) not in alive:
-            witness = solve(board.with_value(cell, digit), backend=backend)
-            if witness is not None:
-                alive.update((c, witness.values[c]) for c in empty)
-        flags.append((cell, digit) not in alive)
-    return flags
+        if (cell, digit) in alive:
+            flags.append(False)
+            continue
+        if deadline is not None and time.process_time() > deadline:
+            flags.append(None)
+            continue
+        witness = solve(board.with_value(cell, digit), backend=backend)
+        if witness is not None:
+            alive.update((c, witness.values[c]) for c in empty)
+        flags.append(witness is None)
+    undecided = flags.count(None)
+    if not undecided:
+        return flags, None
+    return flags, (f"{undecided} of {len(moves)} moves undecided: their dead-end proofs exceeded the "
+                   f"{budget_s:g} s budget (classify --full-analysis decides every move)")
+
+
+def dead_end_budget(n: int) -> float:
+    """The default time budget of the per-move dead-end proofs for a board side."""
+    return DEAD_END_BUDGET_S[0] if n <= 16 else DEAD_END_BUDGET_S[1]
 
 
 def _no_solution_reason(board: Board, conflicts: list[Conflict]) -> str | None:
@@ -163,12 +233,15 @@ def _no_solution_reason(board: Board, conflicts: list[Conflict]) -> str | None:
     return CandidateGrid.from_board(board).dead_end()
 
 
-def classify(board: Board, backend: str = "auto", heuristics: bool = True, engine: Engine | None = None) -> Report:
+def classify(board: Board, backend: str = "auto", heuristics: bool = True, engine: Engine | None = None,
+             full: bool = False) -> Report:
     """Answer Q1 (closed board) or Q2 and Q3 (open board) exactly.
 
     `backend` picks the exact solver (ltn_sudoku.exact); `heuristics` adds Q3 (the techniques that apply, the
     recommendation and the explained solving path) for open boards with consistent givens, using `engine`
-    (default: every technique in HoDoKu's order, with the search fallback).
+    (default: every technique in HoDoKu's order, with the search fallback). By default the answers that can cost
+    more than a few seconds on large boards are limited, and the report says so (Report.dead_end_limit, Q3's
+    `heuristics_limit`); `full=True` asks for the whole analysis whatever it costs.
     """
     conflicts = board.conflicts()
     if board.is_closed:
@@ -176,15 +249,60 @@ def classify(board: Board, backend: str = "auto", heuristics: bool = True, engin
         return Report(board, tuple(conflicts), int(valid), board if valid else None)
     found = [] if conflicts else solutions(board, limit=ENUMERATED_SOLUTIONS + 1, backend=backend)
     moves = _possible_moves(board)
-    flags = _dead_end_flags(board, moves, found, backend)
+    flags, limit = _dead_end_flags(board, moves, found, backend, None if full else dead_end_budget(board.n))
     report = Report(
         board=board,
         conflicts=tuple(conflicts),
         solution_count=min(len(found), SOLUTION_LIMIT),
         solution=found[0] if found else None,
-        moves=tuple(Move(c, d, dead, board.n) for (c, d), dead in zip(moves, flags, strict=True)),
+        moves=Moves([c for c, _ in moves], [d for _, d in moves], flags, board.n),
         no_solution_reason=None if found else _no_solution_reason(board, conflicts),
+        dead_end_limit=limit,
     )
     if heuristics and not conflicts:
-        report = report.with_section(answer_q3(board, engine))
+        report = report.with_section(answer_q3(board, engine, full=full))
     return report
+
+
+def classify_batch(boards: Sequence[Board], backend: str = "auto", full: bool = False) -> list[Report]:
+    """Q1/Q2 of many boards of one size, the same Reports as classify(board, heuristics=False) for each, computed
+    together: conflicts and basic-rule candidates as array operations, the solution counts in one call of the
+    compiled solver. Boards where that is not enough (conflicting open boards, several solutions, another backend)
+    go through classify one by one."""
+    if not boards or backend not in ("auto", "kernel"):
+        return [classify(b, backend, heuristics=False, full=full) for b in boards]
+    n = boards[0].n
+    g = geometry(n)
+    m, cells = len(boards), n * n
+    values = np.frombuffer(b"".join(bytes(b.values) for b in boards), np.uint8).reshape(m, cells).astype(np.int32)
+    placed = np.zeros((m, cells, n + 1), dtype=bool)  # board, cell, digit: the digit stands in the cell
+    placed[np.arange(m)[:, None], np.arange(cells)[None, :], values] = True
+    per_unit = placed[:, np.array(g.units), 1:].sum(axis=2)  # board, unit, digit: how often the digit is there
+    consistent = (per_unit <= 1).all(axis=(1, 2))
+    seen_by_peers = (per_unit > 0)[:, np.array(g.units_of_cell)].any(axis=2)  # board, cell, digit
+    candidates = (values == 0)[..., None] & ~seen_by_peers
+    is_open = (values == 0).any(axis=1)
+    solved = is_open & consistent
+    counts = np.full(m, -1, dtype=np.int64)  # -1: not searched (closed, or conflicting givens)
+    first = np.zeros_like(values)
+    counts[solved], first[solved] = solve_batch(values[solved], limit=2)
+    # every candidate of every board at once: board, cell, digit, and whether it disagrees with the first solution
+    which, cell, digit = np.nonzero(candidates)
+    digit += 1
+    dead = (first[which, cell] != digit) | (counts[which] == 0)
+    bounds = np.searchsorted(which, np.arange(m + 1)).tolist()
+    cell_list, digit_list, dead_list = cell.tolist(), digit.tolist(), dead.tolist()
+    first_lists = first.tolist()
+    reports: list[Report] = []
+    for i, (board, count) in enumerate(zip(boards, counts.tolist())):
+        if not is_open[i]:
+            conflicts = () if consistent[i] else tuple(board.conflicts())
+            reports.append(Report(board, conflicts, int(not conflicts), board if not conflicts else None))
+        elif count not in (0, 1):  # conflicting givens, or several solutions: the one-board path
+            reports.append(classify(board, backend, heuristics=False, full=full))
+        else:
+            lo, hi = bounds[i], bounds[i + 1]
+            moves = Moves(cell_list[lo:hi], digit_list[lo:hi], dead_list[lo:hi], n)
+            reports.append(Report(board, (), 1, Board(first_lists[i], n), moves) if count == 1 else
+                           Report(board, (), 0, None, moves, no_solution_reason=_no_solution_reason(board, [])))
+    return reports

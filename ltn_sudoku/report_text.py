@@ -1,5 +1,5 @@
 """A Report as readable text: the board drawn with boxes (conflicting cells starred), answers in r1c1 notation,
-the moves grouped by cell with dead ends marked '!', and any later sections (Q3, LTN) after them."""
+the moves grouped by cell with dead ends marked '!' (undecided ones '?'), and any later sections (Q3, LTN) after them."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from ltn_sudoku.questions import Move, Report
 
 LINE_WIDTH = 100
 DEAD_END_MARK = "!"
+UNDECIDED_MARK = "?"
 CONFLICT_MARK = "*"
 
 
@@ -43,11 +44,15 @@ def _packed(entries: list[str], indent: str = "  ") -> list[str]:
             for i in range(0, len(entries), per_line)]
 
 
+def _mark(move: Move) -> str:
+    return UNDECIDED_MARK if move.dead_end is None else DEAD_END_MARK if move.dead_end else ""
+
+
 def _move_entries(moves: tuple[Move, ...], n: int) -> list[str]:
     """One 'r1c2: 3! 8 9!' entry per empty cell, its candidate digits in order, dead ends marked."""
     g = geometry(n)
     return [
-        f"{g.cell_name(cell)}: " + " ".join(f"{m.digit}{DEAD_END_MARK if m.dead_end else ''}" for m in group)
+        f"{g.cell_name(cell)}: " + " ".join(f"{m.digit}{_mark(m)}" for m in group)
         for cell, group in groupby(moves, key=lambda m: m.cell)
     ]
 
@@ -80,6 +85,8 @@ def _open_lines(report: Report) -> list[str]:
         lines.append("No solution, for no obvious reason: the exact search proves it")
     lines.append(f"Moves: {len(report.moves)} possible, {report.dead_ends} dead ends "
                  f"(marked {DEAD_END_MARK}: no solution after the move)")
+    if report.dead_end_limit:
+        lines.append(f"Dead ends limited (marked {UNDECIDED_MARK}): {report.dead_end_limit}")
     lines += _packed(_move_entries(report.moves, report.board.n))
     return lines
 

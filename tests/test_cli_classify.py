@@ -14,7 +14,7 @@ import pytest
 from test_io import BAD_FILES, SEED_4, SEED_9
 
 from ltn_sudoku.cli import build_parser, run_command
-from ltn_sudoku.paths import DATA_DIR
+from ltn_sudoku.paths import DATA_DIR, shared_file
 
 SEED_9_SOLUTION = "281465973496173582357892614549627831623918457178354269734286195815749326962531748"
 IMPOSSIBLE_9 = "12345678." + "." * 35 + "9" + "." * 36
@@ -192,3 +192,129 @@ def test_classify_board_script_and_module_entry_points(tmp_path: Path) -> None:
     done = run_process("-m", "ltn_sudoku", "classify", str(bad))
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == f"error: {bad}:2:81: unexpected character 'x': expected a digit 1-9, '.' or '0'\n"
+
+
+# ---- issue 9: crashes, formats, streaming and --jobs ----------------------------------------------------------------
+def _rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        return list(reader.fieldnames or []), list(reader)
+
+
+def test_csv_of_mixed_boards_has_one_fixed_header_with_q3_and_ltn_columns(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Item 1 and 2: closed boards (no Q3) before open ones (Q3) crashed the CSV writer; the ltn section was dropped."""
+    from ltn_sudoku.cli.results import csv_columns
+
+    boards = tmp_path / "m.csv"
+    status = run_command(build_parser().parse_args(
+        ["generate", "--size", "4", "--mixed", "--count", "8", "--seed", "1", "--out", str(boards)]))
+    assert status == 0
+    status, _, err = classify_cli(capsys, str(boards), "--out", str(tmp_path / "res.csv"))
+    assert status == 0 and "Traceback" not in err
+    header, rows = _rows(tmp_path / "res.csv")
+    assert header == csv_columns(heuristics=True, ltn=True) and len(rows) == 8
+    _, printed, _ = classify_cli(capsys, str(boards), "--json")
+    for row, answer in zip(rows, (json.loads(line) for line in printed.splitlines()), strict=True):
+        ltn = answer["ltn"]
+        assert row["ltn.available"] == str(ltn["available"])
+        if answer["closed"]:
+            assert float(row["ltn.isCorrect.truth"]) == ltn["isCorrect"]["truth"] and row["ltn.hasSolution.truth"] == ""
+            assert row["level"] == "" and row["moves"] == "0"
+        else:
+            assert float(row["ltn.hasSolution.truth"]) == ltn["hasSolution"]["truth"] and row["ltn.isCorrect.truth"] == ""
+            assert int(row["ltn.moves"]) == len(ltn["moves"]) == int(row["moves"])
+            assert row["ltn.recommendsHeuristic"] == ";".join(
+                name for name, t in (ltn["recommendsHeuristic"] or {}).items() if t["decision"])
+    assert {r["closed"] for r in rows} == {"True", "False"}
+
+
+def test_cr_only_csv_through_the_cli(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "cr.csv"
+    path.write_bytes(f"puzzle\r{SEED_4}\r{SEED_4}\r".encode())
+    status, out, err = classify_cli(capsys, str(path), "--json", "--no-ltn", "--no-heuristics")
+    assert status == 0 and err == "" and [json.loads(x)["solution"] for x in out.splitlines()] == ["1234341221434321"] * 2
+
+
+def test_id_lines_and_gzip_keep_the_id(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import gzip
+
+    path = tmp_path / "ids.txt.gz"
+    path.write_bytes(gzip.compress(f"c85255ab {SEED_9} 5.6\nd0 {SEED_9} 7.1\n".encode()))
+    status, out, _ = classify_cli(capsys, str(path), "--json", "--no-ltn", "--no-heuristics")
+    assert status == 0 and [json.loads(x)["id"] for x in out.splitlines()] == ["c85255ab", "d0"]
+    status, _, _ = classify_cli(capsys, str(path), "--no-ltn", "--no-heuristics", "--out", str(tmp_path / "r.csv"))
+    assert status == 0 and [r["id"] for r in _rows(tmp_path / "r.csv")[1]] == ["c85255ab", "d0"]
+
+
+def test_space_separated_grid_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "seed.txt"
+    path.write_text("1 . 3 4\n3 4 . 2\n2 1 4 3\n4 3 2 .\n")
+    status, out, _ = classify_cli(capsys, str(path), "--json", "--no-ltn", "--no-heuristics")
+    assert status == 0 and json.loads(out)["solution"] == "1234341221434321"
+
+
+@pytest.fixture
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks of two 9x9 boards, so a few boards exercise several chunks (chunks are cut in the main process)."""
+    from ltn_sudoku.cli import classify as classify_module
+
+    monkeypatch.setattr(classify_module, "CHUNK_CELLS", 2 * 81)
+
+
+def test_jobs_keep_input_order(capsys: pytest.CaptureFixture[str], tmp_path: Path, small_chunks: None) -> None:
+    boards = [line for line in shared_file("9x9/top95.txt").read_text().splitlines() if line.strip()][:9]
+    path = tmp_path / "b.txt"
+    path.write_text("\n".join(boards) + "\n")
+    runs = []
+    for jobs in ("1", "2"):
+        status, out, _ = classify_cli(capsys, str(path), "--json", "--no-ltn", "--no-heuristics", "--jobs", jobs)
+        assert status == 0
+        runs.append([json.loads(x) for x in out.splitlines()])
+    assert runs[0] == runs[1] and [o["index"] for o in runs[1]] == list(range(9))
+    assert [o["board"] for o in runs[1]] == [b.strip() for b in boards]
+    status, _, err = classify_cli(capsys, str(path), "--jobs", "0")
+    assert status == 2 and "--jobs 0" in err
+
+
+def test_a_late_bad_line_keeps_out_untouched_and_stops_stdout_there(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, small_chunks: None) -> None:
+    path = tmp_path / "late.txt"
+    path.write_text(f"{SEED_9}\n" * 4 + f"{SEED_9[:-1]}x\n" + f"{SEED_9}\n")
+    for jobs in ("1", "2"):
+        status, out, err = classify_cli(capsys, str(path), "--no-ltn", "--no-heuristics", "--jobs", jobs,
+                                        "--out", str(tmp_path / "r.csv"))
+        assert status == 2 and out == "" and f"{path}:5:81: unexpected character 'x'" in err
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["late.txt"]
+    status, out, err = classify_cli(capsys, str(path), "--no-ltn", "--no-heuristics", "--json")
+    assert status == 2 and len(out.splitlines()) == 4 and f"{path}:5:81" in err
+
+
+def test_large_boards_say_what_the_default_analysis_left_out(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = classify_cli(capsys, str(DATA_DIR / "examples" / "unique_16x16.csv"), "--json", "--no-ltn")
+    answer = json.loads(out)
+    assert status == 0 and "on 16x16 boards only Singles" in answer["heuristics_limit"]
+    assert "Forcing Chains" in answer["heuristics_limit"] and "--full-analysis" in answer["heuristics_limit"]
+    assert answer["dead_end_limit"] is None and all(m["dead_end"] is not None for m in answer["moves"])
+    status, out, _ = classify_cli(capsys, str(DATA_DIR / "examples" / "seed_9x9.csv"), "--json", "--no-ltn",
+                                  "--full-analysis")
+    assert status == 0 and json.loads(out)["heuristics_limit"] is None
+
+
+def test_readme_and_demo_name_real_files_and_the_seed_board() -> None:
+    """Items 4 and 5: the README's classify-board commands name files that exist and boards without conflicts; the
+    demo's 4x4 board is the seed's example (data/examples/seed_4x4.csv)."""
+    import re
+
+    from ltn_sudoku.board import Board
+    from ltn_sudoku.io import read_boards
+    from ltn_sudoku.paths import REPO_ROOT
+
+    readme = (REPO_ROOT / "README.md").read_text()
+    paths = re.findall(r"classify-board (data/\S+)", readme)
+    assert paths and all((REPO_ROOT / p).is_file() for p in paths), paths
+    boards = re.findall(r'classify-board --board "([^"]+)"', readme)
+    assert boards and all(Board.from_string(b).is_consistent for b in boards)
+    seed = read_boards(DATA_DIR / "examples" / "seed_4x4.csv")[0]
+    demo = re.search(r'^SEED_4 = "([^"]+)"', (REPO_ROOT / "scripts" / "demo.py").read_text(), re.M)
+    assert demo is not None and Board.from_string(demo.group(1)) == seed

@@ -250,9 +250,11 @@ def test_as_dict_keys_and_types_survive_json() -> None:
         "unit": "row", "index": 0, "digit": 1, "cells": [[0, 0], [0, 1]]}
 
 
-def test_as_row_is_flat() -> None:
-    row = classify(Board.from_string(SEED_9)).as_row()
-    assert row["moves"] == 98 and row["dead_ends"] == 51 and row["conflicts"] == 0
+def test_flat_csv_row_counts_lists_and_dead_ends() -> None:
+    from ltn_sudoku.cli.results import flat_row
+
+    row = flat_row(classify(Board.from_string(SEED_9)).as_dict())
+    assert row["moves"] == 98 and row["dead_ends"] == 51 and row["conflicts"] == 0 and row["dead_ends_unknown"] == 0
     assert all(not isinstance(v, (list, dict)) for v in row.values())
 
 
@@ -283,7 +285,9 @@ def test_sections_extend_json_text_and_rows() -> None:
     report = classify(Board.from_string(SEED_4)).with_section(FakeSection())
     d = report.as_dict()
     assert d["level"] == "Easy" and d["heuristics"] == ["Naked Single"] and d["solutions"] == 1
-    assert report.as_row()["level"] == "Easy" and report.as_row()["heuristics"] == 1
+    from ltn_sudoku.cli.results import flat_row
+
+    assert flat_row(d)["level"] == "Easy" and flat_row(d)["heuristics"] == 1
     assert render_report(report).endswith("Heuristics:\n  Naked Single: 3 steps")
 
 
@@ -297,3 +301,25 @@ def test_unique_puzzles_of_every_size(n: int) -> None:
     if report.solution_count == 1:
         assert report.solution == grid
         assert all(m.dead_end == (m.digit != grid.values[m.cell]) for m in report.moves)
+
+
+# ---- time budget of the dead-end proofs (issue 9, item 10) ---------------------------------------------------------
+def _many_solutions_9x9() -> Board:
+    """A 9x9 board with more than ENUMERATED_SOLUTIONS solutions, so some moves need a proof each."""
+    grid = Board(random_solutions(9, 1, seed=11)[0].tolist(), 9)
+    return grid.with_values((c, 0) for c in random.Random(11).sample(range(81), 60))
+
+
+def test_dead_ends_past_the_budget_are_undecided_and_said_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    board = _many_solutions_9x9()
+    truth = {(c, d): count_solutions(board.with_value(c, d), 1, backend="python") == 0
+             for c, mask in enumerate(board.candidate_masks()) for d in range(1, 10) if mask >> (d - 1) & 1}
+    monkeypatch.setattr(questions, "DEAD_END_BUDGET_S", (0.0, 0.0))
+    limited = classify(board)
+    undecided = [m for m in limited.moves if m.dead_end is None]
+    assert undecided and limited.dead_end_limit is not None and "--full-analysis" in limited.dead_end_limit
+    assert all(m.dead_end == truth[m.cell, m.digit] for m in limited.moves if m.dead_end is not None)
+    assert f"{len(undecided)} of {len(limited.moves)} moves undecided" in limited.dead_end_limit
+    assert "?" in render_report(limited) and limited.as_dict()["dead_end_limit"] == limited.dead_end_limit
+    full = questions.classify(board, heuristics=False, full=True)
+    assert full.dead_end_limit is None and {(m.cell, m.digit): m.dead_end for m in full.moves} == truth

@@ -1,25 +1,40 @@
-"""`ltn-sudoku classify` (also `classify-board`): the symbolic Q1/Q2 answers for every board of a file, of standard
-input (`-`) or of a board string (`--board`), as readable reports, JSON Lines (`--json`) or a results file (`--out`)."""
+"""`ltn-sudoku classify` (also `classify-board`): the symbolic Q1/Q2/Q3 answers (and the LTN's) for every board of a
+file, of standard input (`-`) or of a board string (`--board`), as readable reports, JSON Lines (`--json`) or a
+results file (`--out`).
+
+The input is streamed: boards are read, answered and written a chunk at a time, so memory stays flat for any number
+of boards; `--jobs N` answers the chunks in N processes and writes them in input order.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
-from collections import Counter
+import itertools
+import sys
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from multiprocessing.pool import AsyncResult
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TextIO
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.cli import UsageError
-from ltn_sudoku.cli.common import add_input_arguments, out_format, progress, read_input, write_results
+from ltn_sudoku.cli.common import add_input_arguments, iter_input, out_format, progress_bar
+from ltn_sudoku.cli.results import ResultsFile, csv_columns, csv_header, csv_lines, json_line
 from ltn_sudoku.cli.solve import add_engine_arguments, engine_from_args
 from ltn_sudoku.exact import BACKENDS
 from ltn_sudoku.io import BoardRecord
-from ltn_sudoku.questions import Report, ReportSection, classify
+from ltn_sudoku.heuristics import answer_q3
+from ltn_sudoku.questions import Report, ReportSection, classify_batch
 from ltn_sudoku.report_text import render_report
 
 if TYPE_CHECKING:
+    from ltn_sudoku.engine import Engine
     from ltn_sudoku.logic.predict import LtnAnswers
+
+CHUNK_CELLS = 40_000  # cells per chunk of boards answered together: about 500 9x9 boards, 6 81x81 boards
+WINDOW_PER_JOB = 3  # chunks in flight per process: enough to keep every process busy, few enough for flat memory
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -29,15 +44,22 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         description="Classify boards exactly: a closed board is valid or not (with every conflict); an open board "
                     "has consistent givens or not, 0, 1 or at least 2 solutions, and each basic-rule move is "
                     "marked when it leads to a dead end; Q3 adds the techniques that apply and the explained "
-                    "solving path. The shipped LTN model of the board's size answers beside them (--no-ltn skips).",
+                    "solving path. The shipped LTN model of the board's size answers beside them (--no-ltn skips). "
+                    "Input is streamed: any number of boards in flat memory.",
     )
     add_input_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON object per board (JSON Lines)")
     p.add_argument("--out", type=Path, metavar="FILE",
-                   help="write the results to FILE (.csv or .jsonl), atomically, and print only a summary")
+                   help="write the results to FILE (.csv or .jsonl) as they come, renamed into place at the end; "
+                        "print only a summary")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="answer in N processes (results stay in input order; default 1)")
     p.add_argument("--backend", choices=BACKENDS, default="auto", help="exact solver backend (default: fastest)")
     p.add_argument("--no-heuristics", action="store_true",
                    help="skip Q3 (techniques that apply, recommendation, explained solving path)")
+    p.add_argument("--full-analysis", action="store_true",
+                   help="no time budget: decide every move's dead end and use every technique on every size "
+                        "(default: answers that would take more than a few seconds are limited, and say so)")
     p.add_argument("--no-ltn", action="store_true",
                    help="skip the LTN model's answers (the JSON key `ltn`; also saves loading torch)")
     p.add_argument("--checkpoint", type=Path, metavar="PT",
@@ -56,10 +78,6 @@ def ltn_section(ltn: LtnAnswers, board: Board) -> ReportSection:
         raise UsageError(str(e)) from None
 
 
-def _json_object(index: int, record: BoardRecord, report: Report) -> dict[str, object]:
-    return {"index": index, "line": record.line, **report.as_dict()}
-
-
 def _kind(report: Report) -> str:
     """The board's class in one word, for the summary line."""
     if report.closed:
@@ -73,32 +91,159 @@ def _summary(name: str, kinds: Counter[str], out: Path) -> str:
             f"{kinds['impossible']} impossible -> {out}")
 
 
+@dataclass
+class Answerer:
+    """Everything needed to answer a chunk of boards and render the answers, picklable for worker processes (the
+    engine and the LTN models are built on first use in each process)."""
+
+    output: str  # "text", "json" (stdout), or the --out kind "jsonl" / "csv"
+    name: str
+    single: bool
+    backend: str
+    heuristics: bool
+    full: bool
+    techniques: str | None
+    no_uniqueness: bool
+    ltn: bool
+    checkpoint: Path | None
+    columns: list[str] = field(default_factory=list)
+    _engine: Engine | None = field(default=None, repr=False)
+    _ltn: LtnAnswers | None = field(default=None, repr=False)
+
+    def __getstate__(self) -> dict[str, object]:
+        return {**self.__dict__, "_engine": None, "_ltn": None}
+
+    def engine(self) -> Engine | None:
+        if self.heuristics and self._engine is None:
+            self._engine = engine_from_args(argparse.Namespace(techniques=self.techniques,
+                                                               no_uniqueness=self.no_uniqueness))
+        return self._engine
+
+    def ltn_answers(self) -> LtnAnswers | None:
+        if self.ltn and self._ltn is None:
+            from ltn_sudoku.logic.predict import LtnAnswers  # torch is imported only when the LTN answers
+
+            self._ltn = LtnAnswers(self.checkpoint)
+        return self._ltn
+
+    def reports(self, boards: list[Board]) -> list[Report]:
+        """The boards' reports: Q1/Q2 together (questions.classify_batch), then Q3 and the LTN board by board."""
+        reports = classify_batch(boards, backend=self.backend, full=self.full)
+        engine = self.engine()
+        ltn = self.ltn_answers()
+        if engine is None and ltn is None:
+            return reports
+        out = []
+        for board, report in zip(boards, reports, strict=True):
+            if engine is not None and not report.closed and report.valid:
+                report = report.with_section(answer_q3(board, engine, full=self.full))
+            out.append(report.with_section(ltn_section(ltn, board)) if ltn is not None else report)
+        return out
+
+    def render(self, chunk: list[tuple[int, BoardRecord]], reports: list[Report]) -> str:
+        if self.output == "text":
+            return "".join(render_report(report, self.name if self.single else
+                                         f"{self.name}, board {index + 1} (line {record.line})") + "\n\n"
+                           for (index, record), report in zip(chunk, reports, strict=True))
+        answers = ({"index": index, "line": record.line, "id": record.fields.get("id"),
+                    **report.as_dict(moves=self.output != "csv")}
+                   for (index, record), report in zip(chunk, reports, strict=True))
+        return csv_lines(self.columns, answers) if self.output == "csv" else "".join(map(json_line, answers))
+
+    def __call__(self, chunk: list[tuple[int, BoardRecord]]) -> tuple[str, Counter[str]]:
+        """A chunk's rendered answers, in order, and the count of each kind of board."""
+        reports = self.reports([record.board for _, record in chunk])
+        return self.render(chunk, reports), Counter(map(_kind, reports))
+
+
+def _chunks(records: Iterable[BoardRecord]) -> Iterator[list[tuple[int, BoardRecord]]]:
+    """Numbered records in chunks of about CHUNK_CELLS cells (every board of an input has the same size)."""
+    chunk: list[tuple[int, BoardRecord]] = []
+    cells = 0
+    for index, record in enumerate(records):
+        chunk.append((index, record))
+        cells += record.board.n ** 2
+        if cells >= CHUNK_CELLS:
+            yield chunk
+            chunk, cells = [], 0
+    if chunk:
+        yield chunk
+
+
+_WORKER: Answerer | None = None
+
+
+def _init_worker(answerer: Answerer) -> None:
+    global _WORKER
+    _WORKER = answerer
+
+
+def _answer_in_worker(chunk: list[tuple[int, BoardRecord]]) -> tuple[str, Counter[str], int]:
+    assert _WORKER is not None
+    text, kinds = _WORKER(chunk)
+    return text, kinds, len(chunk)
+
+
+def answered(answerer: Answerer, chunks: Iterator[list[tuple[int, BoardRecord]]],
+             jobs: int) -> Iterator[tuple[str, Counter[str], int]]:
+    """(rendered text, kinds, boards) per chunk, in input order; with jobs > 1 answered by a process pool that holds
+    at most WINDOW_PER_JOB chunks per process in flight, so reading never runs far ahead of writing."""
+    if jobs <= 1:
+        for chunk in chunks:
+            yield (*answerer(chunk), len(chunk))
+        return
+    # spawned, not forked: a fork of a process that already runs threads (torch, BLAS) can deadlock in the child
+    with get_context("spawn").Pool(jobs, initializer=_init_worker, initargs=(answerer,)) as pool:
+        pending: deque[AsyncResult[tuple[str, Counter[str], int]]] = deque()
+        for chunk in chunks:
+            pending.append(pool.apply_async(_answer_in_worker, (chunk,)))
+            if len(pending) >= jobs * WINDOW_PER_JOB:
+                yield pending.popleft().get()
+        while pending:
+            yield pending.popleft().get()
+
+
+def _write(sink: ResultsFile | TextIO, text: str) -> None:
+    if isinstance(sink, ResultsFile):
+        sink.write([text])
+    else:
+        sink.write(text)
+        sink.flush()
+
+
+def _run_stream(answerer: Answerer, records: Iterator[BoardRecord], jobs: int, sink: ResultsFile | TextIO,
+                show: Callable[[int], None]) -> Counter[str]:
+    kinds: Counter[str] = Counter()
+    for text, chunk_kinds, count in answered(answerer, _chunks(records), jobs):
+        _write(sink, text)
+        kinds.update(chunk_kinds)
+        show(count)
+    return kinds
+
+
 def run(args: argparse.Namespace) -> int:
     out_kind = out_format(args.out) if args.out is not None else None
-    engine = None if args.no_heuristics else engine_from_args(args)
-    ltn = None
-    if not args.no_ltn:
-        from ltn_sudoku.logic.predict import LtnAnswers  # torch is imported only when the LTN answers
-
-        ltn = LtnAnswers(args.checkpoint)
-    name, records = read_input(args)
-    results: list[dict[str, object]] = []
-    kinds: Counter[str] = Counter()
-    for index, record in enumerate(progress(records, writing_file=out_kind is not None)):
-        report = classify(record.board, backend=args.backend, heuristics=engine is not None, engine=engine)
-        if ltn is not None:
-            report = report.with_section(ltn_section(ltn, record.board))
-        kinds[_kind(report)] += 1
-        if out_kind == "jsonl":
-            results.append(_json_object(index, record, report))
-        elif out_kind == "csv":
-            results.append({"index": index, "line": record.line, **report.as_row()})
-        elif args.json:
-            print(json.dumps(_json_object(index, record, report)), flush=True)
-        else:
-            title = name if len(records) == 1 else f"{name}, board {index + 1} (line {record.line})"
-            print(render_report(report, title) + "\n", flush=True)
-    if out_kind is not None:
-        write_results(args.out, out_kind, results)
-        print(_summary(name, kinds, args.out))
+    if args.jobs < 1:
+        raise UsageError(f"--jobs {args.jobs}: expected at least 1")
+    if not args.no_heuristics:
+        engine_from_args(args)  # an unknown technique name is a usage error before any work
+    name, records = iter_input(args)
+    first = list(itertools.islice(records, 2))
+    records = itertools.chain(first, records)
+    heuristics, ltn = not args.no_heuristics, not args.no_ltn
+    answerer = Answerer(output=out_kind or ("json" if args.json else "text"), name=name, single=len(first) == 1,
+                        backend=args.backend, heuristics=heuristics, full=args.full_analysis,
+                        techniques=args.techniques, no_uniqueness=args.no_uniqueness, ltn=ltn,
+                        checkpoint=args.checkpoint, columns=csv_columns(heuristics, ltn))
+    with progress_bar(writing_file=out_kind is not None) as bar:
+        if out_kind is None:
+            _run_stream(answerer, records, args.jobs, sys.stdout, bar.update)
+            return 0
+        with ResultsFile(args.out) as results:
+            if out_kind == "csv":
+                results.write([csv_header(answerer.columns)])
+            kinds = _run_stream(answerer, records, args.jobs, results, bar.update)
+            results.commit()
+    print(_summary(name, kinds, args.out))
     return 0
+

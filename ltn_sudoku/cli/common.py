@@ -1,5 +1,5 @@
-"""What every board-reading subcommand shares: the input options, reading them whole before any work (so a bad
-input costs nothing and leaves no partial output), the progress bar, and results files written atomically."""
+"""What every board-reading subcommand shares: the input options, reading the input (streamed for classify, whole
+for the others), the progress bar, and results files written atomically."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import io
 import json
 import sys
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from tqdm import tqdm
 
@@ -19,9 +19,9 @@ from ltn_sudoku.io import (
     STDIN_NAME,
     BoardRecord,
     atomic_write_text,
+    iter_records,
+    iter_stream_records,
     parse_board_text,
-    read_records,
-    read_stream_records,
 )
 
 OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
@@ -48,22 +48,38 @@ def out_format(out: Path) -> str:
     return kind
 
 
-def read_input(args: argparse.Namespace) -> tuple[str, list[BoardRecord]]:
-    """(name for messages, every record); the whole input is validated before any board is processed."""
+def iter_input(args: argparse.Namespace) -> tuple[str, Iterator[BoardRecord]]:
+    """(name for messages, the records as they are read): a bad line raises FormatError when it is reached."""
     if args.board is not None:
         if args.format != "auto":
             raise UsageError("--format applies to files; --board text is always detected")
-        return BOARD_NAME, [BoardRecord(parse_board_text(args.board, BOARD_NAME), 1)]
+        return BOARD_NAME, iter([BoardRecord(parse_board_text(args.board, BOARD_NAME), 1)])
     if args.path == "-":
-        return STDIN_NAME, read_stream_records(sys.stdin.buffer, STDIN_NAME, args.format)
-    return args.path, read_records(args.path, args.format)
+        return STDIN_NAME, iter_stream_records(sys.stdin.buffer, STDIN_NAME, args.format)
+    return args.path, iter_records(args.path, args.format)
+
+
+def read_input(args: argparse.Namespace) -> tuple[str, list[BoardRecord]]:
+    """(name for messages, every record); the whole input is validated before any board is processed."""
+    name, records = iter_input(args)
+    return name, list(records)
+
+
+def _show_progress(writing_file: bool) -> bool:
+    """Only when a person watches stderr and the reports do not go to the same terminal."""
+    return sys.stderr.isatty() and (writing_file or not sys.stdout.isatty())
 
 
 def progress(records: Sequence[BoardRecord], writing_file: bool) -> Iterable[BoardRecord]:
-    """A progress bar on stderr for multi-board inputs, only when a person watches it and the reports do not go to
-    the same terminal."""
-    show = len(records) > 1 and sys.stderr.isatty() and (writing_file or not sys.stdout.isatty())
+    """A progress bar on stderr over a list of records (multi-board inputs only)."""
+    show = len(records) > 1 and _show_progress(writing_file)
     return tqdm(records, unit="board", disable=not show, file=sys.stderr)
+
+
+def progress_bar(writing_file: bool) -> tqdm:
+    """A progress bar on stderr for a stream of boards of unknown length, advanced with `.update(count)`; it appears
+    after a second, so a quick single board shows none."""
+    return tqdm(unit="board", disable=not _show_progress(writing_file), file=sys.stderr, delay=1.0)
 
 
 def results_text(kind: str, results: list[dict[str, object]]) -> str:

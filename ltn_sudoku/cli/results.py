@@ -1,0 +1,126 @@
+"""Results files written as the answers come (constant memory) and made visible atomically at the end, and the CSV
+columns of classify: every JSON key flattened into one fixed set of columns chosen by the options, the same for every
+row of a file whatever each board's answer holds (docs/cli.md lists them)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Iterable, Mapping
+
+from ltn_sudoku.cli import UsageError
+from ltn_sudoku.io import _umask
+
+BASE_COLUMNS: tuple[str, ...] = (
+    "index", "line", "id", "size", "board", "givens", "closed", "valid", "conflicts", "solvable", "solutions",
+    "solution", "no_solution_reason", "moves", "dead_ends", "dead_ends_unknown", "dead_end_limit",
+)
+Q3_COLUMNS: tuple[str, ...] = ("heuristics", "recommended", "steps", "level", "score", "guessed", "stats",
+                               "heuristics_limit")
+LTN_COLUMNS: tuple[str, ...] = (
+    "ltn.available", "ltn.reason", "ltn.checkpoint", "ltn.isCorrect.truth", "ltn.isCorrect.decision",
+    "ltn.hasSolution.truth", "ltn.hasSolution.decision", "ltn.solution.board", "ltn.solution.valid", "ltn.moves",
+    "ltn.dead_ends", "ltn.recommendsHeuristic",
+)
+
+
+def csv_columns(heuristics: bool, ltn: bool) -> list[str]:
+    """The columns of a classify CSV: fixed by the options, so the header can be written before the first answer."""
+    return [*BASE_COLUMNS, *(Q3_COLUMNS if heuristics else ()), *(LTN_COLUMNS if ltn else ())]
+
+
+def _flatten(value: Mapping[str, object], prefix: str, out: dict[str, object], skip: str = "") -> None:
+    for key, inner in value.items():
+        if key == skip:
+            continue
+        name = f"{prefix}.{key}" if prefix else key
+        if isinstance(inner, dict):
+            _flatten(inner, name, out)
+        else:
+            out[name] = len(inner) if isinstance(inner, list) else inner
+
+
+def flat_row(answer: Mapping[str, object]) -> dict[str, object]:
+    """One board's JSON object (Report.as_dict, with or without its move list) as CSV cells: nested objects as
+    dotted keys (`ltn.hasSolution.truth`), lists by their length, and a few counts people ask for (dead ends,
+    undecided moves, the LTN's dead ends and recommended techniques by name)."""
+    out: dict[str, object] = {}
+    _flatten(answer, "", out, skip="ltn")
+    moves = answer.get("moves")
+    if isinstance(moves, list):
+        out["dead_ends"] = sum(m["dead_end"] is True for m in moves)
+        out["dead_ends_unknown"] = sum(m["dead_end"] is None for m in moves)
+    ltn = answer.get("ltn")
+    if isinstance(ltn, dict):
+        recommends = ltn.get("recommendsHeuristic")
+        _flatten(ltn, "ltn", out, skip="recommendsHeuristic")
+        out["ltn.dead_ends"] = sum(bool((m.get("dead_end") or {}).get("decision")) for m in ltn.get("moves") or [])
+        if isinstance(recommends, dict):
+            out["ltn.recommendsHeuristic"] = ";".join(name for name, t in recommends.items() if t["decision"])
+    return out
+
+
+def csv_lines(columns: list[str], answers: Iterable[Mapping[str, object]]) -> str:
+    """CSV lines of the fixed columns, one per answer (empty where a board's answer has no such value)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    for answer in answers:
+        row = flat_row(answer)
+        writer.writerow([row.get(c) for c in columns])
+    return buf.getvalue()
+
+
+def csv_header(columns: list[str]) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow(columns)
+    return buf.getvalue()
+
+
+def json_line(answer: Mapping[str, object]) -> str:
+    return json.dumps(answer) + "\n"
+
+
+class ResultsFile:
+    """A results file filled piece by piece in a temporary file beside it, renamed into place by `commit()`; on any
+    error (or without commit) the temporary file is removed and the old file, if any, stays as it was."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._tmp: str | None = None
+        self._file: IO[str] | None = None
+
+    def __enter__(self) -> ResultsFile:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, self._tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        except OSError as e:
+            raise UsageError(f"--out {self.path}: cannot write ({e.strerror or e})") from None
+        self._file = os.fdopen(fd, "w", encoding="utf-8", newline="")
+        return self
+
+    def write(self, texts: Iterable[str]) -> None:
+        assert self._file is not None
+        try:
+            self._file.writelines(texts)
+        except OSError as e:
+            raise UsageError(f"--out {self.path}: cannot write ({e.strerror or e})") from None
+
+    def commit(self) -> None:
+        """Make the complete file visible under its name."""
+        assert self._file is not None and self._tmp is not None
+        self._file.close()
+        os.chmod(self._tmp, 0o666 & ~_umask())  # mkstemp creates 0600; a written file gets the usual mode
+        os.replace(self._tmp, self.path)
+        self._tmp = None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._file is not None and not self._file.closed:
+            self._file.close()
+        if self._tmp is not None:
+            Path(self._tmp).unlink(missing_ok=True)
