@@ -3,8 +3,9 @@
     .venv/bin/python scripts/bench_exact.py            # everything (about 10 minutes on 2 shared cores)
     .venv/bin/python scripts/bench_exact.py --quick    # trimmed, about a minute
 
-Prints markdown tables (CPU time, ratios against CaDiCaL, medians and maxima per generalized size); the figures in
-docs/exact.md come from the full run.
+Prints markdown tables: compile and first-call times, 9x9 rates against CaDiCaL, the single-board path against the
+batch call, the generalized puzzles, and the portfolio on sparse 16x16..49x49 boards against CaDiCaL (CPU time,
+ratios against baselines run in the same process, peak memory); the figures in docs/exact.md come from these runs.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--generalized-limit", type=int, help="puzzles per generalized size (default all, quick 20)")
     p.add_argument("--pure-cap", type=float, help="CPU seconds per generalized puzzle for python/DLX "
                                                   "(default 10, quick 2)")
+    p.add_argument("--sparse-per-size", type=int, help="sparse boards per size 16..49 for the portfolio against "
+                                                       "CaDiCaL (default 50, quick 2 for 16 and 25 only)")
     args = p.parse_args(argv)
     q = args.quick
     pick = lambda given, full, quick: given if given is not None else (quick if q else full)  # noqa: E731
@@ -42,6 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         generalized_limit=pick(args.generalized_limit, None, 20),
         pure_cap=pick(args.pure_cap, 10.0, 2.0),
         generalized_pure_count=args.pure_count if args.pure_count is not None else (3 if q else 10),
+        sparse_per_size=args.sparse_per_size,
     )
     return 0
 

@@ -275,9 +275,9 @@ def bench_single(limit: int | None, repeats: int) -> None:
         puzzles = np.array([b.values for b in boards], dtype=np.int32)
         best = {"batch": 0.0, "prebuilt": 0.0, "string": 0.0}
         for _ in range(repeats):
-            for label, work in (("batch", lambda: count_solutions_batch(puzzles, 2)),
-                                ("prebuilt", lambda: [count_solutions(b, 2) for b in boards]),
-                                ("string", lambda: [count_solutions(Board.from_string(t), 2) for t in lines])):
+            for label, work in (("batch", lambda p=puzzles: count_solutions_batch(p, 2)),
+                                ("prebuilt", lambda bs=boards: [count_solutions(b, 2) for b in bs]),
+                                ("string", lambda ts=lines: [count_solutions(Board.from_string(t), 2) for t in ts])):
                 start = time.process_time()
                 work()
                 best[label] = max(best[label], len(lines) / max(time.process_time() - start, 1e-9))
@@ -366,34 +366,6 @@ def bench_generalized(ranks: Sequence[int], limit: int | None, pure_cap: float, 
             _print(f"note: rank {rank} counts {sorted(set(counts))} (expected every puzzle unique)")
 
 
-def bench_sparse(n: int, count: int, holes: float, seed: int) -> None:
-    """Random boards with many solutions: random grids with a share of cells emptied at random, the kind of board
-    the generators label 'multiple' (heavy-tailed for depth-first search). Kernel against CaDiCaL per board."""
-    from ltn_sudoku.exact import kernel, random_solutions
-
-    kernel.warm_up()
-    puzzles = random_solutions(n, count, seed)
-    puzzles[np.random.default_rng(seed).random(puzzles.shape) < holes] = 0
-    kernel_times, sat_times, counts = [], [], []
-    for row in puzzles:
-        start = time.process_time()
-        counts.append(int(count_solutions_batch(row[None, :], 2)[0]))
-        kernel_times.append(time.process_time() - start)
-        if sat_available():
-            start = time.process_time()
-            if sat_count_fresh(Board(row.tolist(), n)) != counts[-1]:
-                _print(f"DISAGREEMENT on a random {n}x{n} board: kernel {counts[-1]}")
-            sat_times.append(time.process_time() - start)
-    _print(f"## Random {n}x{n} boards, {holes:.0%} of the cells emptied (seed {seed}), uniqueness check, "
-           f"CPU s per board: median / max / total")
-    _print()
-    _print("| boards | counts 0/1/2 | kernel | CaDiCaL (incl. model) |")
-    _print("|---:|---|---:|---:|")
-    tally = "/".join(str(counts.count(c)) for c in (0, 1, 2))
-    sat = f"{_summary(sat_times)} / {sum(sat_times):.2f}" if sat_times else "n/a"
-    _print(f"| {count} | {tally} | {_summary(kernel_times)} / {sum(kernel_times):.2f} | {sat} |")
-
-
 def bench_sparse_portfolio(sizes: Sequence[int], per_size: int, seed: int) -> None:
     """The portfolio (count_solutions' default backend) against CaDiCaL on the random sparse boards of
     ltn_sudoku.exact.sparse, per board in the same process: the worst cases per size, and the engine that answered."""
@@ -436,7 +408,8 @@ def bench_sparse_portfolio(sizes: Sequence[int], per_size: int, seed: int) -> No
 
 
 def bench_all(quick: bool, repeats: int, limit: int | None, pure_count: int, dlx_count: int, ranks: Sequence[int],
-              generalized_limit: int | None, pure_cap: float, generalized_pure_count: int) -> None:
+              generalized_limit: int | None, pure_cap: float, generalized_pure_count: int,
+              sparse_per_size: int | None = None) -> None:
     """Every section, in order; `quick` trims the data to about a minute in all."""
     import numba
 
@@ -451,13 +424,21 @@ def bench_all(quick: bool, repeats: int, limit: int | None, pure_count: int, dlx
     _print()
     for label, seconds in compile_times().items():
         _print(f"- {label}: {seconds:.2f}")
+    for label, seconds in ({} if quick else first_call_times()).items():  # another compile: skipped when quick
+        _print(f"- {label}: {seconds:.2f} s wall")
     _print()
     bench_nine(limit, pure_count, dlx_count, repeats)
     _print()
+    bench_single(limit, repeats)
+    _print()
     bench_generalized(ranks, generalized_limit, pure_cap, generalized_pure_count)
     _print()
-    bench_sparse(25, 20 if quick else 60, 0.5, seed=1)
+    from ltn_sudoku.exact.sparse import SPARSE_SIZES
+
+    per_size = sparse_per_size if sparse_per_size is not None else (2 if quick else 50)
+    bench_sparse_portfolio(SPARSE_SIZES[:2] if quick else SPARSE_SIZES, per_size, seed=1)
     _print()
     _print(json.dumps({"quick": quick, "repeats": repeats, "limit": limit, "pure_count": pure_count,
                        "dlx_count": dlx_count, "ranks": list(ranks), "generalized_limit": generalized_limit,
-                       "pure_cap": pure_cap, "generalized_pure_count": generalized_pure_count}))
+                       "pure_cap": pure_cap, "generalized_pure_count": generalized_pure_count,
+                       "sparse_per_size": per_size}))

@@ -1,10 +1,11 @@
-"""The default exact backend ("auto"): the kernel under a budget of dead ends, then CaDiCaL.
+"""The default exact backend ("auto"): the kernel under a budget of dead ends, then CaDiCaL and the kernel in turns.
 
 The kernel answers almost every board in micro- to milliseconds, but on sparse large boards (16x16 and up, 30-50 %
 givens) its depth-first search can meet a heavy tail: a subtree without solutions it has to exhaust. So a count of a
 side above 9 runs under a budget of `dead_end_budget(n)` dead ends (about a tenth of what CaDiCaL needs on such a
-board, see docs/exact.md); past it the board goes to python-sat's CaDiCaL, an existing CDCL solver, on the
-candidates the kernel's root propagation leaves (ltn_sudoku.exact.sat). `answer()` says which engine answered.
+board, see docs/exact.md); past it python-sat's CaDiCaL, an existing CDCL solver, takes the candidates the kernel's
+root propagation leaves (ltn_sudoku.exact.sat), and the two take turns with growing slices until one answers.
+`answer()` says which engine answered.
 9x9 and smaller always stay in the kernel (its worst known 9x9 puzzles take milliseconds). Without python-sat the
 kernel runs without a cap, as the "kernel" backend does.
 """
@@ -20,6 +21,7 @@ from ltn_sudoku.exact import kernel, sat
 
 KERNEL, CADICAL = "kernel", "cadical"
 _NO_SOLUTIONS = np.empty((0, 81), np.int16)
+_FIRST_CONFLICTS = 2000  # CaDiCaL's first slice, about as long as the kernel's first budget on 25x25 boards
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,10 @@ def dead_end_budget(n: int) -> int:
 def answer(board: Board, limit: int = 2, store: int = 0, max_dead_ends: int | None = None) -> Answer:
     """Count the solutions of `board` up to `limit`, keeping the first `store` (<= limit) of them.
 
-    max_dead_ends overrides dead_end_budget(board.n) (0 = the kernel without a cap).
+    The kernel runs first under max_dead_ends (default dead_end_budget(board.n); 0 = no cap, the kernel alone).
+    Past it the two engines take turns, each slice twice the last: the kernel with twice the dead ends (from scratch),
+    CaDiCaL with twice the conflicts (keeping what it learned), so a board costs about twice what the faster engine
+    needs, plus building the CNF once.
     """
     kernel._check_limit(limit)
     n = board.n
@@ -56,10 +61,19 @@ def answer(board: Board, limit: int = 2, store: int = 0, max_dead_ends: int | No
     if got >= 0:
         return Answer(got, tuple(Board(row.tolist(), n) for row in found[: min(got, store)]), KERNEL)
     candidates = np.zeros((n * n, n), np.bool_)
-    if not kernel._root_candidates(grid, n, candidates):
-        return Answer(0, (), CADICAL)  # unreachable in practice: the kernel finds such contradictions at once
-    got, rows = sat.count(candidates, n, limit, store)
-    return Answer(got, tuple(Board(row.tolist(), n) for row in rows), CADICAL)
+    kernel._root_candidates(grid, n, candidates)  # a contradiction leaves a cell without candidates: no solution
+    counter = sat.SatCount(candidates, n, limit, store)
+    conflicts = _FIRST_CONFLICTS
+    try:
+        while not counter.run(conflicts):
+            cap *= 2
+            got = kernel._count_capped(grid, n, limit, cap, found)
+            if got >= 0:
+                return Answer(got, tuple(Board(row.tolist(), n) for row in found[: min(got, store)]), KERNEL)
+            conflicts *= 2
+    finally:
+        counter.close()
+    return Answer(counter.total, tuple(Board(row.tolist(), n) for row in counter.solutions()), CADICAL)
 
 
 def count_solutions(board: Board, limit: int = 2) -> int:

@@ -50,32 +50,62 @@ def cnf(candidates: np.ndarray, n: int) -> tuple[list[list[int]], np.ndarray]:
     return clauses, var
 
 
+class SatCount:
+    """A count to a limit that can run in slices of CaDiCaL conflicts, keeping what the solver learned between them
+    (the portfolio alternates it with the kernel). Each solution found adds a clause that blocks it."""
+
+    def __init__(self, candidates: np.ndarray, n: int, limit: int, store: int) -> None:
+        from pysat.solvers import Solver
+
+        clauses, _ = cnf(candidates, n)
+        self.n, self.limit, self.store = n, limit, store
+        self.found: list[np.ndarray] = []
+        self.total = 0
+        self.done = clauses == [[]]
+        self.solver = None if self.done else Solver(name=SAT_SOLVER, bootstrap_with=clauses)
+        self.open_cells = candidates.sum(axis=1) > 1
+        self.cell_of, digit = np.nonzero(candidates)  # the cell and digit of each variable, in id order
+        self.digit = digit.astype(np.int32) + 1
+
+    def run(self, conflicts: int = 0) -> bool:
+        """Search on for at most `conflicts` conflicts per solve (0 = no limit); True once the count is final."""
+        while not self.done:
+            if conflicts:
+                self.solver.conf_budget(conflicts)
+                sat = self.solver.solve_limited()
+                if sat is None:
+                    return False
+            else:
+                sat = self.solver.solve()
+            if not sat:
+                self.done = True
+                break
+            model = np.asarray(self.solver.get_model()[: self.digit.shape[0]])
+            true = model > 0
+            self.total += 1
+            if len(self.found) < self.store:
+                solution = np.zeros(self.n * self.n, np.int32)
+                solution[self.cell_of[true]] = self.digit[true]
+                self.found.append(solution)
+            chosen = model[true & self.open_cells[self.cell_of]]
+            self.done = self.total >= self.limit or chosen.size == 0  # nothing open: the only solution
+            if not self.done:
+                self.solver.add_clause((-chosen).tolist())
+        self.close()
+        return True
+
+    def solutions(self) -> np.ndarray:
+        """The solutions kept, (k, n*n) int32."""
+        return np.stack(self.found) if self.found else np.zeros((0, self.n * self.n), np.int32)
+
+    def close(self) -> None:
+        if self.solver is not None:
+            self.solver.delete()
+            self.solver = None
+
+
 def count(candidates: np.ndarray, n: int, limit: int, store: int) -> tuple[int, np.ndarray]:
     """(min(#solutions, limit), up to `store` solutions (k, n*n) int32) of the board the candidates describe."""
-    from pysat.solvers import Solver
-
-    clauses, var = cnf(candidates, n)
-    found = np.zeros((0, n * n), np.int32)
-    if clauses == [[]]:
-        return 0, found
-    open_cells = candidates.sum(axis=1) > 1
-    digits = np.nonzero(candidates)[1].astype(np.int32) + 1  # the digit of each variable, in id order
-    cell_of = np.nonzero(candidates)[0]
-    total = 0
-    kept = []
-    with Solver(name=SAT_SOLVER, bootstrap_with=clauses) as solver:
-        while total < limit and solver.solve():
-            model = np.asarray(solver.get_model()[: digits.shape[0]])
-            true = model > 0
-            solution = np.zeros(n * n, np.int32)
-            solution[cell_of[true]] = digits[true]
-            total += 1
-            if len(kept) < store:
-                kept.append(solution)
-            chosen = model[true & open_cells[cell_of]]
-            if chosen.size == 0:  # nothing was open: the only solution
-                break
-            solver.add_clause((-chosen).tolist())
-    if kept:
-        found = np.stack(kept)
-    return total, found
+    counter = SatCount(candidates, n, limit, store)
+    counter.run()
+    return counter.total, counter.solutions()
