@@ -3,6 +3,8 @@ checked against CaDiCaL on its own CNF and against the pure-Python search."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -90,6 +92,16 @@ def test_portfolio_counts_up_to_the_limit_and_unique_boards() -> None:
         assert got.count == 3
         assert_solutions_of(got.solutions, empty)
     assert len(solutions(empty, 3)) == 3
+
+
+def test_portfolio_deadline_raises_between_slices() -> None:
+    """A board that needs a search past the first kernel run, with a deadline already passed: TimeoutError."""
+    boards, _ = sparse_boards(25, 6, seed=3)
+    hard = [Board(row.tolist(), 25) for row in boards if answer(Board(row.tolist(), 25), 2).engine == CADICAL]
+    assert hard
+    with pytest.raises(TimeoutError):
+        answer(hard[0], 2, deadline=0.0)
+    assert answer(hard[0], 2, deadline=time.perf_counter() + 3600).count == sat_count_fresh(hard[0])
 
 
 def test_sat_cnf_of_a_dead_candidate_set_is_unsatisfiable() -> None:

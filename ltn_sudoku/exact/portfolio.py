@@ -12,6 +12,7 @@ kernel runs without a cap, as the "kernel" backend does.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,8 +43,17 @@ def dead_end_budget(n: int) -> int:
     return 0 if n <= 9 else n * n
 
 
-def answer(board: Board, limit: int = 2, store: int = 0, max_dead_ends: int | None = None) -> Answer:
+def _check(deadline: float | None, n: int) -> None:
+    if deadline is not None and time.perf_counter() > deadline:
+        raise TimeoutError(f"no answer for this {n}x{n} board within the deadline")
+
+
+def answer(board: Board, limit: int = 2, store: int = 0, max_dead_ends: int | None = None,
+           deadline: float | None = None) -> Answer:
     """Count the solutions of `board` up to `limit`, keeping the first `store` (<= limit) of them.
+
+    deadline: a time.perf_counter() value; TimeoutError when it has passed at the end of a slice that gave no
+    answer (slices are never cut: the first kernel run takes up to n*n dead ends, later ones twice the last).
 
     The kernel runs first under max_dead_ends (default dead_end_budget(board.n); 0 = no cap, the kernel alone).
     Past it the two engines take turns, each slice twice the last: the kernel with twice the dead ends (from scratch),
@@ -60,12 +70,14 @@ def answer(board: Board, limit: int = 2, store: int = 0, max_dead_ends: int | No
     got = kernel._count_capped(grid, n, limit, cap, found)
     if got >= 0:
         return Answer(got, tuple(Board(row.tolist(), n) for row in found[: min(got, store)]), KERNEL)
+    _check(deadline, n)
     candidates = np.zeros((n * n, n), np.bool_)
     kernel._root_candidates(grid, n, candidates)  # a contradiction leaves a cell without candidates: no solution
     counter = sat.SatCount(candidates, n, limit, store)
     conflicts = _FIRST_CONFLICTS
     try:
         while not counter.run(conflicts):
+            _check(deadline, n)
             cap *= 2
             got = kernel._count_capped(grid, n, limit, cap, found)
             if got >= 0:
