@@ -2,6 +2,7 @@
 
     .venv/bin/python scripts/bench_exact.py            # everything (about 10 minutes on 2 shared cores)
     .venv/bin/python scripts/bench_exact.py --quick    # trimmed, about a minute
+    .venv/bin/python scripts/bench_exact.py --sections single --limit 20000   # one section
 
 Prints markdown tables: compile and first-call times, 9x9 rates against CaDiCaL, the single-board path against the
 batch call, the generalized puzzles, and the portfolio on sparse 16x16..49x49 boards against CaDiCaL (CPU time,
@@ -13,7 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import Sequence
 
-from ltn_sudoku.exact._bench import bench_all
+from ltn_sudoku.exact._bench import SECTIONS, bench_all
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -31,6 +32,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                   "(default 10, quick 2)")
     p.add_argument("--sparse-per-size", type=int, help="sparse boards per size 16..49 for the portfolio against "
                                                        "CaDiCaL (default 50, quick 2 for 16 and 25 only)")
+    p.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS),
+                   help="what to run (default all): compile and first-call times, 9x9 rates, single vs batch, "
+                        "generalized puzzles, sparse boards")
     args = p.parse_args(argv)
     q = args.quick
     pick = lambda given, full, quick: given if given is not None else (quick if q else full)  # noqa: E731
@@ -46,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         pure_cap=pick(args.pure_cap, 10.0, 2.0),
         generalized_pure_count=args.pure_count if args.pure_count is not None else (3 if q else 10),
         sparse_per_size=args.sparse_per_size,
+        sections=args.sections,
     )
     return 0
 

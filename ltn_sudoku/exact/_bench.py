@@ -407,11 +407,16 @@ def bench_sparse_portfolio(sizes: Sequence[int], per_size: int, seed: int) -> No
     _print(f"peak memory (max RSS of the process): {peak:.0f} MB")
 
 
+SECTIONS: tuple[str, ...] = ("compile", "nine", "single", "generalized", "sparse")
+
+
 def bench_all(quick: bool, repeats: int, limit: int | None, pure_count: int, dlx_count: int, ranks: Sequence[int],
               generalized_limit: int | None, pure_cap: float, generalized_pure_count: int,
-              sparse_per_size: int | None = None) -> None:
-    """Every section, in order; `quick` trims the data to about a minute in all."""
+              sparse_per_size: int | None = None, sections: Sequence[str] = SECTIONS) -> None:
+    """The chosen sections (default all), in order; `quick` trims the data to about a minute in all."""
     import numba
+
+    from ltn_sudoku.exact.sparse import SPARSE_SIZES
 
     _print("# Exact solver benchmark")
     _print()
@@ -420,25 +425,28 @@ def bench_all(quick: bool, repeats: int, limit: int | None, pure_count: int, dlx
     if not sat_available():
         _print("python-sat is not installed: no CaDiCaL baseline (pip install python-sat)")
     _print()
-    _print("## Kernel compile and cached load (CPU s, fresh processes, empty NUMBA_CACHE_DIR)")
-    _print()
-    for label, seconds in compile_times().items():
-        _print(f"- {label}: {seconds:.2f}")
-    for label, seconds in ({} if quick else first_call_times()).items():  # another compile: skipped when quick
-        _print(f"- {label}: {seconds:.2f} s wall")
-    _print()
-    bench_nine(limit, pure_count, dlx_count, repeats)
-    _print()
-    bench_single(limit, repeats)
-    _print()
-    bench_generalized(ranks, generalized_limit, pure_cap, generalized_pure_count)
-    _print()
-    from ltn_sudoku.exact.sparse import SPARSE_SIZES
-
+    if "compile" in sections:
+        _print("## Kernel compile and cached load (CPU s, fresh processes, empty NUMBA_CACHE_DIR)")
+        _print()
+        for label, seconds in compile_times().items():
+            _print(f"- {label}: {seconds:.2f}")
+        for label, seconds in ({} if quick else first_call_times()).items():  # another compile: skipped when quick
+            _print(f"- {label}: {seconds:.2f} s wall")
+        _print()
+    if "nine" in sections:
+        bench_nine(limit, pure_count, dlx_count, repeats)
+        _print()
+    if "single" in sections:
+        bench_single(limit, repeats)
+        _print()
+    if "generalized" in sections:
+        bench_generalized(ranks, generalized_limit, pure_cap, generalized_pure_count)
+        _print()
     per_size = sparse_per_size if sparse_per_size is not None else (2 if quick else 50)
-    bench_sparse_portfolio(SPARSE_SIZES[:2] if quick else SPARSE_SIZES, per_size, seed=1)
-    _print()
+    if "sparse" in sections:
+        bench_sparse_portfolio(SPARSE_SIZES[:2] if quick else SPARSE_SIZES, per_size, seed=1)
+        _print()
     _print(json.dumps({"quick": quick, "repeats": repeats, "limit": limit, "pure_count": pure_count,
                        "dlx_count": dlx_count, "ranks": list(ranks), "generalized_limit": generalized_limit,
                        "pure_cap": pure_cap, "generalized_pure_count": generalized_pure_count,
-                       "sparse_per_size": per_size}))
+                       "sparse_per_size": per_size, "sections": list(sections)}))
