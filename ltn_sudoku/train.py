@@ -77,13 +77,13 @@ def build_splits(cfg: DictConfig, model_config: ModelConfig) -> Splits:
 def validate(model: LtnSudoku, ops: Operators, splits: Splits) -> dict[str, float]:
     """Validation metrics after calibrating the thresholds on the validation boards."""
     model.eval()
-    assess.calibrate(model, ops, splits.val_closed, splits.val_open)
+    has_solution = assess.calibrate(model, ops, splits.val_closed, splits.val_open)
     solvable = splits.val_open.of_class(data.SOLVABLE)
     metrics = assess.solving(model, splits.val_open.select(splits.val_open.practice_mask()))
     metrics.update(assess.binary_metrics("is_correct", *assess.is_correct_scores(model, ops, splits.val_closed),
                                          float(model.is_correct_threshold)))
-    metrics.update(assess.binary_metrics("has_solution", *assess.has_solution_scores(model, ops, splits.val_open),
-                                         float(model.has_solution_threshold)))
+    metrics.update(assess.binary_metrics("has_solution", *(has_solution or assess.has_solution_scores(
+        model, ops, splits.val_open)), float(model.has_solution_threshold)))
     metrics.update(assess.heuristics(model, solvable))
     with torch.no_grad():
         losses = [objective(model, ops, batch).loss.item() for batch in splits.val_open.batches(256)]

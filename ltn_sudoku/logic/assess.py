@@ -51,17 +51,23 @@ def binary_metrics(prefix: str, truths: np.ndarray, labels: np.ndarray, threshol
             f"{prefix}/ece": expected_calibration_error(truths, labels), f"{prefix}/count": float(len(labels))}
 
 
-def calibrate(model: LtnSudoku, ops: Operators, closed: BoardSet, open_boards: BoardSet) -> None:
+def calibrate(model: LtnSudoku, ops: Operators, closed: BoardSet,
+              open_boards: BoardSet) -> tuple[np.ndarray, np.ndarray] | None:
     """On these (validation) boards: fit hasSolution's Platt scaling, then set the isCorrect and hasSolution
-    thresholds to the most accurate ones."""
+    thresholds to the most accurate ones. Returns hasSolution's calibrated (truths, labels) on the open boards (one
+    refinement pass serves the fit, the threshold and the caller's metrics)."""
     if len(closed):
         model.is_correct_threshold.fill_(calibrate_threshold(*is_correct_scores(model, ops, closed)))
-    if len(open_boards):
-        model.has_solution.calibration.copy_(torch.tensor([1.0, 0.0]))
-        truths, labels = has_solution_scores(model, ops, open_boards)
-        raw = torch.logit(torch.as_tensor(truths, dtype=torch.float32), eps=1e-6)
-        model.has_solution.fit_calibration(raw, torch.as_tensor(labels))
-        model.has_solution_threshold.fill_(calibrate_threshold(*has_solution_scores(model, ops, open_boards)))
+    if not len(open_boards):
+        return None
+    model.has_solution.calibration.copy_(torch.tensor([1.0, 0.0]))
+    truths, labels = has_solution_scores(model, ops, open_boards)
+    raw = torch.logit(torch.as_tensor(truths, dtype=torch.float32), eps=1e-6)
+    model.has_solution.fit_calibration(raw, torch.as_tensor(labels))
+    scale, offset = model.has_solution.calibration.tolist()
+    calibrated = torch.sigmoid(scale * raw + offset).numpy()
+    model.has_solution_threshold.fill_(calibrate_threshold(calibrated, labels))
+    return calibrated, labels
 
 
 def solving(model: LtnSudoku, puzzles: BoardSet, steps: int | None = None, prefix: str = "solve") -> Metrics:
