@@ -1,5 +1,6 @@
 """A Report as readable text: the board drawn with boxes (conflicting cells starred), answers in r1c1 notation,
-the moves grouped by cell with dead ends marked '!' (undecided ones '?'), and any later sections (Q3, LTN) after them."""
+the moves grouped by cell with dead ends marked '!' (undecided ones '?'), and any later sections (Q3, LTN) after
+them."""
 
 from __future__ import annotations
 

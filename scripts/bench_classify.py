@@ -1,21 +1,41 @@
-"""Benchmark: boards per second of classify() (Q1/Q2 with every move's dead-end flag) against the naive per-move
-check (one solution count for the board, then count_solutions(board + move, limit=1) for every move), both run here,
-on the same boards, with the same solver backend. CPU time, best of --repeat runs; the flags of both are compared.
+"""Benchmarks of classify-board, three sections (pick with --sections):
 
-    .venv/bin/python scripts/bench_classify.py [--boards 40] [--repeat 3] [--backends auto python]
+- moves: boards per second of classify() (Q1/Q2 with every move's dead-end flag) against the naive per-move check
+  (one solution count for the board, then count_solutions(board + move, limit=1) for every move), both run here, on
+  the same boards, with the same solver backend. CPU time, best of --repeat runs; the flags of both are compared.
+- scale: `classify-board FILE --no-ltn --no-heuristics --out results.csv|.jsonl` as a separate process on --scale
+  boards (default 1,000,000): the Kaggle 1M set's first 24,997 rows (../shared/data/kaggle/kaggle_1m_first24997.csv.gz)
+  repeated into a temporary CSV. Prints CPU seconds (user + system, resource.getrusage(RUSAGE_CHILDREN)), wall
+  seconds, boards per CPU second and the peak resident memory of the process (ru_maxrss), and the ratio against the
+  one-board-at-a-time path (questions.classify per board) measured in this process on the first 20,000 boards.
+- sizes: the default command's answer time per board (Q1/Q2, Q3, and the LTN where a model exists) on every file of
+  ../shared/data/generalized/ (up to --per-file boards each) and on random sparse 16x16 boards (192 empty cells),
+  CPU and wall seconds, worst and mean, and how many answers said they were limited.
+
+    .venv/bin/python scripts/bench_classify.py --sections moves [--boards 40] [--repeat 3] [--backends auto python]
+    .venv/bin/python scripts/bench_classify.py --sections scale [--scale 1000000] [--jobs 1] [--formats csv jsonl]
+    .venv/bin/python scripts/bench_classify.py --sections sizes [--per-file 10]
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
+import itertools
+import json
 import random
+import resource
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Callable, Sequence
 
 from ltn_sudoku.board import Board, iter_bits
 from ltn_sudoku.exact import count_solutions, random_solutions
-from ltn_sudoku.io import read_boards
+from ltn_sudoku.cli.results import flat_row
+from ltn_sudoku.io import iter_records, read_boards
 from ltn_sudoku.paths import shared_file
 from ltn_sudoku.questions import classify
 
@@ -59,12 +79,7 @@ def best_cpu_seconds(flags: Callable[[Board, str], list[bool]], boards: list[Boa
     return best
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--boards", type=int, default=40, help="boards per workload (default 40)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement, best kept (default 3)")
-    parser.add_argument("--backends", nargs="+", default=["auto", "python"], help="solver backends to measure")
-    args = parser.parse_args(argv)
+def moves_section(args: argparse.Namespace) -> None:
     sets = workloads(args.boards)
     for backend in args.backends:  # warm up (numba loads its compiled code on first use)
         classify(sets["9x9 top95"][0], backend=backend, heuristics=False)
@@ -82,6 +97,112 @@ def main(argv: Sequence[str] | None = None) -> int:
             slow = best_cpu_seconds(naive_flags, boards, backend, args.repeat)
             print(f"{name:<28} {backend:<7} {len(boards):>6} {moves:>11.0f} {len(boards) / fast:>11.1f} "
                   f"{len(boards) / slow:>9.1f} {slow / fast:>7.1f}x", flush=True)
+
+
+KAGGLE_1M = "kaggle/kaggle_1m_first24997.csv.gz"
+BASELINE_BOARDS = 20_000
+
+
+def scale_input(count: int, folder: Path) -> Path:
+    """A Kaggle-format CSV of `count` boards: the shared Kaggle rows, repeated."""
+    with gzip.open(shared_file(KAGGLE_1M), "rt", encoding="utf-8") as f:
+        header, *rows = [line for line in f.read().splitlines() if line]
+    path = folder / f"kaggle_x{count}.csv"
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(header + "\n")
+        for i in range(count):
+            out.write(rows[i % len(rows)] + "\n")
+    return path
+
+
+def baseline_boards_per_cpu_second(path: Path) -> float:
+    """The one-board-at-a-time path (classify per board, what classify-board did before chunks) in this process."""
+    records = list(itertools.islice(iter_records(path), BASELINE_BOARDS))
+    classify(records[0].board, heuristics=False)
+    start = time.process_time()
+    for r in records:
+        flat_row(classify(r.board, heuristics=False).as_dict())
+    return len(records) / (time.process_time() - start)
+
+
+def scale_section(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench_classify_") as tmp:
+        path = scale_input(args.scale, Path(tmp))
+        baseline = baseline_boards_per_cpu_second(path)
+        print(f"{args.scale:,} 9x9 boards: {KAGGLE_1M} repeated; --no-ltn --no-heuristics --jobs {args.jobs}; "
+              f"CPU = user + system of the classify process (resource.getrusage RUSAGE_CHILDREN), peak = its ru_maxrss")
+        header = f"{'output':<7} {'CPU s':>8} {'wall s':>8} {'boards/CPU s':>13} {'vs one-by-one':>14} {'peak MB':>8}"
+        print(header)
+        print("-" * len(header))
+        for fmt in args.formats:
+            out = Path(tmp) / f"results.{fmt}"
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "ltn_sudoku", "classify", str(path), "--no-ltn", "--no-heuristics",
+                            "--jobs", str(args.jobs), "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
+            wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            peak_mb = after.ru_maxrss / 1024  # the largest child so far (KiB on Linux); csv runs first
+            print(f"{fmt:<7} {cpu:>8.1f} {wall:>8.1f} {args.scale / cpu:>13,.0f} {args.scale / cpu / baseline:>13.1f}x "
+                  f"{peak_mb:>8.0f}", flush=True)
+            out.unlink()
+
+
+def sparse_16x16(count: int, seed: int = 16) -> list[Board]:
+    """Random 16x16 grids with 192 of their 256 cells emptied at random (many solutions)."""
+    rng = random.Random(seed)
+    boards = []
+    for grid in random_solutions(16, count, seed=seed):
+        values = [int(v) for v in grid]
+        for cell in rng.sample(range(256), 192):
+            values[cell] = 0
+        boards.append(Board(values, 16))
+    return boards
+
+
+def sizes_section(args: argparse.Namespace) -> None:
+    from ltn_sudoku.cli.classify import Answerer
+    from ltn_sudoku.io import BoardRecord
+
+    answerer = Answerer(output="jsonl", name="bench", single=False, backend="auto", heuristics=True, full=False,
+                        techniques=None, no_uniqueness=False, ltn=True, checkpoint=None)
+    sets = {p.name: [r.board for r in itertools.islice(iter_records(p), args.per_file)]
+            for p in sorted(shared_file("generalized").glob("sudoku_rank_*.csv"))}
+    sets["random sparse 16x16 (192 empty)"] = sparse_16x16(args.per_file)
+    answerer([(0, BoardRecord(Board.from_string("1.34 34.2 2143 432."), 1))])  # load numba, torch and the models
+    header = f"{'boards':<32} {'n':>3} {'count':>5} {'worst CPU s':>11} {'mean CPU s':>10} {'worst wall s':>12} " \
+             f"{'limited':>7}"
+    print("the default command (Q1/Q2, Q3, LTN where a model exists), one board at a time")
+    print(header)
+    print("-" * len(header))
+    for name, boards in sets.items():
+        cpu, wall, limited = [], [], 0
+        for i, board in enumerate(boards):
+            c0, w0 = time.process_time(), time.perf_counter()
+            text, _ = answerer([(i, BoardRecord(board, i + 1))])
+            cpu.append(time.process_time() - c0)
+            wall.append(time.perf_counter() - w0)
+            answer = json.loads(text)
+            limited += bool(answer.get("dead_end_limit") or answer.get("heuristics_limit"))
+        print(f"{name:<32} {boards[0].n:>3} {len(boards):>5} {max(cpu):>11.2f} {sum(cpu) / len(cpu):>10.2f} "
+              f"{max(wall):>12.2f} {limited:>7}", flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sections", nargs="+", choices=("moves", "scale", "sizes"), default=["moves"])
+    parser.add_argument("--boards", type=int, default=40, help="moves: boards per workload (default 40)")
+    parser.add_argument("--repeat", type=int, default=3, help="moves: runs per measurement, best kept (default 3)")
+    parser.add_argument("--backends", nargs="+", default=["auto", "python"], help="moves: solver backends")
+    parser.add_argument("--scale", type=int, default=1_000_000, help="scale: boards (default 1,000,000)")
+    parser.add_argument("--jobs", type=int, default=1, help="scale: classify --jobs (default 1)")
+    parser.add_argument("--formats", nargs="+", choices=("csv", "jsonl"), default=["csv"], help="scale: outputs")
+    parser.add_argument("--per-file", type=int, default=10, help="sizes: boards per file (default 10)")
+    args = parser.parse_args(argv)
+    sections = {"moves": moves_section, "scale": scale_section, "sizes": sizes_section}
+    for name in args.sections:
+        sections[name](args)
     return 0
 
 

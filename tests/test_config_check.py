@@ -84,7 +84,7 @@ def test_a_pickled_object_is_refused_as_not_a_checkpoint(tmp_path: Path) -> None
     assert "weights_only" not in message
 
 
-# ---- item 15: resuming ------------------------------------------------------------------------------------------------
+# ---- item 15: resuming ---------------------------------------------------------------------------------------------
 def _steps(tb: Path, tag: str) -> list[int]:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
