@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from sklearn.calibration import calibration_curve
-from sklearn.metrics import accuracy_score, precision_recall_fscore_support, roc_auc_score
+from sklearn.metrics import accuracy_score, balanced_accuracy_score, precision_recall_fscore_support, roc_auc_score
 
-from ltn_sudoku.logic.metrics import (accuracy, auroc, calibrate_threshold, expected_calibration_error,
-                                      precision_recall_f1)
+from ltn_sudoku.logic.metrics import (accuracy, auroc, balanced_accuracy, calibrate_threshold,
+                                      expected_calibration_error, precision_recall_f1, reliability)
 
 SEEDS = range(40)
 
@@ -114,3 +114,25 @@ def test_calibrate_threshold_reaches_the_best_accuracy(seed: int) -> None:
     scores, labels = _random_case(seed)
     best = max(accuracy_score(labels, scores >= t) for t in [*np.unique(scores), np.inf])
     assert accuracy_score(labels, scores >= calibrate_threshold(scores, labels)) == pytest.approx(best)
+
+
+def test_balanced_accuracy_and_reliability_by_hand() -> None:
+    assert balanced_accuracy([1, 1, 1, 0], [1, 1, 0, 0]) == 0.75  # recall 1 on positives, 1/2 on negatives
+    assert balanced_accuracy([1, 0], [1, 1]) == 0.5  # one class present: its recall
+    assert np.isnan(balanced_accuracy([], []))
+    points = reliability([0.1, 0.15, 0.9, 1.0], [1, 0, 1, 1], bins=10)
+    assert [p[2] for p in points] == [2, 2]
+    assert [v for p in points for v in p[:2]] == pytest.approx([0.125, 0.5, 0.95, 1.0])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_balanced_accuracy_and_reliability_match_scikit_learn(seed: int) -> None:
+    scores, labels = _random_case(seed)
+    decisions = scores >= np.median(scores)
+    assert balanced_accuracy(decisions, labels) == pytest.approx(balanced_accuracy_score(labels, decisions), abs=1e-12)
+    rng = np.random.default_rng(seed)
+    probabilities = rng.random(len(labels))
+    share, mean = calibration_curve(labels, probabilities, n_bins=10, strategy="uniform")
+    points = reliability(probabilities, labels, bins=10)
+    assert [p[0] for p in points] == pytest.approx(mean) and [p[1] for p in points] == pytest.approx(share)
+    assert sum(p[2] for p in points) == len(labels)
