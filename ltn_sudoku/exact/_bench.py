@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import signal
 import statistics
 import subprocess
@@ -285,19 +286,28 @@ def bench_single(limit: int | None, repeats: int) -> None:
                f"| {best['string']:,.0f} | {best['string'] / best['batch']:.2f} |")
 
 
-def first_call_times() -> dict[str, float]:
-    """Wall seconds of a fresh process's first `count_solutions` on a 9x9 and on a 16x16 board: with an empty
-    numba cache (cold: it compiles) and with the cache the first process left (warm: it loads)."""
-    probe = ("import time; t = time.perf_counter(); from ltn_sudoku.board import Board; "
-             "from ltn_sudoku.exact import count_solutions; count_solutions(Board.from_string('.' * 81)); "
-             "count_solutions(Board.empty(16)); print(time.perf_counter() - t)")
-    out: dict[str, float] = {}
+def _child_cpu(command: Sequence[str], env: dict[str, str]) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one child process run to its end."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(command, env=env, check=True, capture_output=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, wall
+
+
+def first_call_times() -> dict[str, tuple[float, float]]:
+    """(CPU s, wall s) of a fresh `classify-board` process on a 9x9 board (--no-ltn, then with the LTN answers):
+    with an empty numba cache (cold: it compiles) and with the cache the first process left (what every run after
+    `make demo` or `make test` finds in ltn_sudoku/*/__pycache__)."""
+    board = "2.14.....4...7358..5....6....9.2.8.1.23.1..5...8354..97..28.....15..93.6.6....74."
+    classify = [sys.executable, "-m", "ltn_sudoku", "classify", "--board", board]
+    out: dict[str, tuple[float, float]] = {}
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        for run in ("cold (empty cache)", "warm (cached)"):
-            text = subprocess.run([sys.executable, "-c", probe], env=env, check=True, capture_output=True,
-                                  text=True).stdout
-            out[f"first count_solutions, 9x9 and 16x16, {run}"] = float(text.split()[-1])
+        out["classify-board --no-ltn, cold (empty cache)"] = _child_cpu(classify + ["--no-ltn"], env)
+        out["classify-board --no-ltn, warm (cached)"] = _child_cpu(classify + ["--no-ltn"], env)
+        out["classify-board with the LTN answers, warm"] = _child_cpu(classify, env)
     return out
 
 
@@ -369,8 +379,6 @@ def bench_generalized(ranks: Sequence[int], limit: int | None, pure_cap: float, 
 def bench_sparse_portfolio(sizes: Sequence[int], per_size: int, seed: int) -> None:
     """The portfolio (count_solutions' default backend) against CaDiCaL on the random sparse boards of
     ltn_sudoku.exact.sparse, per board in the same process: the worst cases per size, and the engine that answered."""
-    import resource
-
     from ltn_sudoku.exact import kernel
     from ltn_sudoku.exact.portfolio import CADICAL, answer
     from ltn_sudoku.exact.sparse import sparse_boards
@@ -430,8 +438,8 @@ def bench_all(quick: bool, repeats: int, limit: int | None, pure_count: int, dlx
         _print()
         for label, seconds in compile_times().items():
             _print(f"- {label}: {seconds:.2f}")
-        for label, seconds in ({} if quick else first_call_times()).items():  # another compile: skipped when quick
-            _print(f"- {label}: {seconds:.2f} s wall")
+        for label, (cpu, wall) in ({} if quick else first_call_times()).items():  # another compile: not when quick
+            _print(f"- first {label}: {cpu:.2f} CPU s, {wall:.2f} s wall")
         _print()
     if "nine" in sections:
         bench_nine(limit, pure_count, dlx_count, repeats)
