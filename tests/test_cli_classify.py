@@ -78,7 +78,11 @@ def _untimed(result: dict[str, object]) -> dict[str, object]:
 
 
 def test_out_jsonl_matches_json_and_out_csv_is_flat(capsys: pytest.CaptureFixture[str], three_boards: Path,
-                                                   tmp_path: Path) -> None:
+                                                   tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ltn_sudoku import heuristics, questions
+
+    for module, name in ((heuristics, "Q3_BUDGET_S"), (questions, "DEAD_END_BUDGET_S")):  # a busy machine must not
+        monkeypatch.setattr(module, name, (600.0, 600.0))  # make one run hit a time budget and the other not
     _, printed, _ = classify_cli(capsys, str(three_boards), "--json")
     status, out, _ = classify_cli(capsys, str(three_boards), "--out", str(tmp_path / "r.jsonl"))
     assert status == 0
