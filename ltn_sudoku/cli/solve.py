@@ -7,6 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
+from ltn_sudoku.board import Board
 from ltn_sudoku.cli import UsageError
 from ltn_sudoku.cli.common import add_input_arguments, out_format, progress, read_input, write_results
 from ltn_sudoku.engine import Engine, SolveResult
@@ -48,6 +49,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--stats", action="store_true", help="print the per-technique statistics at the end")
     p.add_argument("--stats-out", type=Path, metavar="FILE", help="write the statistics to FILE (.csv or .json)")
     p.add_argument("--out", type=Path, metavar="FILE", help="write the results to FILE (.csv or .jsonl)")
+    p.add_argument("--ltn", action="store_true",
+                   help="solve with LTN-guided search instead: the shipped model's hasValue refines and orders the "
+                        "branches, contradictions come from the rule axioms; never the exact solver or the engine")
+    p.add_argument("--budget", type=int, default=256, metavar="NODES",
+                   help="--ltn: boards the search may refine before it gives up (default: 256)")
+    p.add_argument("--checkpoint", type=Path, metavar="PT", help="--ltn: a model checkpoint (default: the shipped one)")
     return p
 
 
@@ -95,7 +102,55 @@ def _stats_out(path: Path) -> str:
     return kind
 
 
+def run_ltn(args: argparse.Namespace) -> int:
+    """`solve --ltn`: LTN-guided search per board; the verdict, the board found and what it cost."""
+    from ltn_sudoku.logic.checkpoint import CheckpointError
+    from ltn_sudoku.logic.predict import LtnPredictor
+    from ltn_sudoku.logic.search import guided_search
+
+    if args.budget < 1:
+        raise UsageError(f"--budget {args.budget}: expected a positive number of boards")
+    out_kind = out_format(args.out) if args.out is not None else None
+    name, records = read_input(args)
+    models: dict[int, LtnPredictor | None] = {}
+    results = []
+    for index, record in enumerate(progress(records, writing_file=out_kind is not None)):
+        n = record.board.n
+        if n not in models:
+            try:
+                models[n] = (LtnPredictor.load(args.checkpoint, n) if args.checkpoint
+                             else LtnPredictor.for_size(n))
+            except CheckpointError as e:
+                raise UsageError(str(e)) from None
+        predictor = models[n]
+        data: dict[str, object] = {"index": index, "line": record.line, "size": n, "board": record.board.to_line()}
+        if predictor is None:
+            data.update(LtnPredictor.unavailable(n))
+        else:
+            data.update(guided_search(predictor.model, record.board, budget=args.budget).as_dict())
+        if out_kind is not None:
+            results.append(data)
+        elif args.json:
+            print(json.dumps(data), flush=True)
+        else:
+            title = name if len(records) == 1 else f"{name}, board {index + 1} (line {record.line})"
+            if "verdict" not in data:
+                print(f"{title}: {data['reason']}\n", flush=True)
+                continue
+            line = (f"{title}: LTN-guided search {data['verdict']} after {data['nodes']} refined boards "
+                    f"({data['branches']} branchings, {data['cpu_seconds']} CPU s)")
+            print(line + (f"\n{Board.from_string(str(data['solution'])).draw()}" if data["solution"] else "") + "\n",
+                  flush=True)
+    if out_kind is not None:
+        write_results(args.out, out_kind, results)
+        solved = sum(r.get("verdict") == "solved" for r in results)
+        print(f"{name}: {len(results)} boards, {solved} solved by LTN-guided search -> {args.out}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.ltn:
+        return run_ltn(args)
     out_kind = out_format(args.out) if args.out is not None else None
     stats_kind = _stats_out(args.stats_out) if args.stats_out is not None else None
     tracker = MemoryTracker()

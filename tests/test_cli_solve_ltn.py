@@ -1,0 +1,37 @@
+"""`ltn-sudoku solve --ltn`: LTN-guided search from the command line, checked against the exact solver."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ltn_sudoku.board import Board
+from ltn_sudoku.cli import main
+from ltn_sudoku.exact import count_solutions, solve
+
+SEED_4 = "1.34341.21434.21"
+SEED_9 = "2.14.....4...7358..5....6....9.2.8.1.23.1..5...8354..97..28.....15..93.6.6....74."
+
+
+def test_json_verdicts_are_the_exact_solution(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    src = tmp_path / "boards.txt"
+    src.write_text(f"{SEED_9}\n{SEED_9.replace('2', '.', 3)}\n")
+    assert main(["solve", "--ltn", str(src), "--json", "--budget", "64"]) == 0
+    assert main(["solve", "--ltn", "--board", SEED_4, "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["verdict"] for r in rows] == ["solved", "solved", "solved"]
+    for row in rows:
+        found, puzzle = Board.from_string(row["solution"]), Board.from_string(row["board"])
+        assert found.is_valid_solution and all(g in (0, f) for g, f in zip(puzzle.values, found.values))
+        assert count_solutions(puzzle) > 1 or found == solve(puzzle)
+        assert 1 <= row["nodes"] <= 64
+
+
+def test_sizes_without_a_model_say_so_and_bad_budgets_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    sixteen = Path(__file__).parents[1] / "data/examples/unique_16x16.csv"
+    assert main(["solve", "--ltn", str(sixteen), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["available"] is False
+    assert main(["solve", "--ltn", "--board", SEED_4, "--budget", "0"]) == 2
+    assert "--budget 0" in capsys.readouterr().err
