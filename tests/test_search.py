@@ -91,3 +91,15 @@ def test_every_solved_9x9_board_is_the_solution() -> None:
             solved += 1
             assert result.board == solve(record.board)
     assert solved >= 2
+
+
+def test_the_ltn_answer_carries_the_search_verdict_beside_has_solution() -> None:
+    from ltn_sudoku.logic.predict import LtnPredictor
+
+    predictor = LtnPredictor.for_size(4)
+    assert predictor is not None
+    board, closed = Board.from_string("1.34341.21434.21"), Board.from_string("1234341221434321")
+    with_search, plain = predictor.answer_batch([board, closed], search_budget=16), predictor.answer_batch([board])
+    assert with_search[0]["search"]["verdict"] == "solved" and with_search[1]["search"] is None
+    assert Board.from_string(with_search[0]["search"]["solution"]) == solve(board)
+    assert plain[0]["search"] is None and plain[0]["hasSolution"] == with_search[0]["hasSolution"]

@@ -1,8 +1,8 @@
 """The LTN's answers for classify-board: the JSON value of the `ltn` key, for many boards at once.
 
 For the CLI (classify-board, streaming in chunks): `LtnAnswers(checkpoint, dead_ends=False).sections(boards)` returns
-the LTN section of every board of a chunk, computed with the boards as the batch dimension; `--ltn-dead-ends` should
-map to `dead_ends=True` (one hasValue run per move: about 100x the cost, so off by default, and the answer says so).
+the LTN section of every board of a chunk, computed with the boards as the batch dimension; a future `--ltn-dead-ends`
+flag maps to `dead_ends=True` (one hasValue run per move: about 140x the cost, so off by default; the answer says so).
 
     predictor = LtnPredictor.for_size(board.n)        # the shipped checkpoint, or None for sizes without a model
     answers = predictor.answer_batch(boards)          # one JSON value per board
@@ -36,6 +36,7 @@ from ltn_sudoku.logic.inference import (
     reach,
 )
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
+from ltn_sudoku.logic.search import guided_search
 from ltn_sudoku.logic.operators import Operators, build_operators
 from ltn_sudoku.paths import CHECKPOINTS_DIR, REPO_ROOT
 
@@ -47,7 +48,7 @@ def shipped_checkpoint(size: int) -> Path:
 
 BATCH_BOARDS = 64  # boards per model pass in LtnAnswers.sections: bounded memory, full batches
 NOT_COMPUTED = {"computed": False, "reason": "the per-move dead-end probabilities cost one hasValue run per move: "
-                "ask for them (classify-board --ltn-dead-ends)"}
+                "computed only when asked for (LtnAnswers(dead_ends=True))"}
 
 
 def _truth(value: float, threshold: float) -> dict[str, Any]:
@@ -114,9 +115,11 @@ class LtnPredictor:
         """The `ltn` JSON value for one board."""
         return self.answer_batch([board])[0]
 
-    def answer_batch(self, boards: Sequence[Board], dead_ends: bool = True) -> list[dict[str, Any]]:
+    def answer_batch(self, boards: Sequence[Board], dead_ends: bool = True,
+                     search_budget: int = 0) -> list[dict[str, Any]]:
         """The `ltn` JSON values for boards of this predictor's size, computed as one batch; `dead_ends`: also every
-        move's dead-end probability (one batch of moves per board)."""
+        move's dead-end probability (one batch of moves per board); `search_budget` > 0: also the LTN-guided search's
+        verdict on each open board (logic/search.py), reported beside hasSolution, never mixed into it."""
         if not boards:
             return []
         wrong = [b.n for b in boards if b.n != self.size]
@@ -156,6 +159,9 @@ class LtnPredictor:
                 "recommendsHeuristic": None if closed else {
                     name: _truth(recommends[i, j], 0.5) for j, name in enumerate(model.config.techniques)},
             })
+        for i, board in enumerate(boards):
+            answers[i]["search"] = (guided_search(model, board, budget=search_budget).as_dict()
+                                    if search_budget > 0 and not board.is_closed else None)
         if board_idx is None:
             return answers
         for k, (b, c, d) in enumerate(zip(board_idx.tolist(), cell.tolist(), digit.tolist())):
@@ -197,10 +203,14 @@ class LtnSection:
             lines.append(f"moves: {len(a['moves'])}, predicted dead ends: {len(dead)}"
                          + (f" ({', '.join(dead[:12])}{', ...' if len(dead) > 12 else ''})" if dead else ""))
         elif a.get("moves"):
-            lines.append(f"moves: {len(a['moves'])}, dead-end probabilities not computed (--ltn-dead-ends)")
+            lines.append(f"moves: {len(a['moves'])}, dead-end probabilities not computed (one model run per move)")
         if a.get("recommendsHeuristic"):
             chosen = [name for name, t in a["recommendsHeuristic"].items() if t["decision"]]
             lines.append(f"recommendsHeuristic: {', '.join(chosen) if chosen else 'none'}")
+        if a.get("search"):
+            found = a["search"]
+            lines.append(f"LTN-guided search: {found['verdict']} after {found['nodes']} refined boards"
+                         + (f" ({found['solution']})" if found["solution"] else ""))
         return lines
 
 
@@ -209,9 +219,10 @@ class LtnAnswers:
     size, or the one `checkpoint` file for every size), and a section saying why when there is none."""
 
     def __init__(self, checkpoint: str | os.PathLike[str] | None = None, dead_ends: bool = False,
-                 threads: int | None = 1) -> None:
+                 threads: int | None = 1, search_budget: int = 0) -> None:
         self.checkpoint = Path(checkpoint) if checkpoint is not None else None
         self.dead_ends = dead_ends
+        self.search_budget = search_budget
         self.threads = threads
         self.predictors: dict[int, LtnPredictor | None] = {}
 
@@ -244,6 +255,7 @@ class LtnAnswers:
                 continue
             for start in range(0, len(positions), batch):
                 part = positions[start:start + batch]
-                for i, answer in zip(part, predictor.answer_batch([boards[i] for i in part], self.dead_ends)):
+                for i, answer in zip(part, predictor.answer_batch([boards[i] for i in part], self.dead_ends,
+                                                                          self.search_budget)):
                     answers[i] = answer
         return [LtnSection(a) for a in answers if a is not None]
