@@ -68,12 +68,13 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
-def ltn_section(ltn: LtnAnswers, board: Board) -> ReportSection:
-    """The LTN's section of a board's report; a checkpoint that cannot be used is the user's error (exit 2)."""
+def ltn_sections(ltn: LtnAnswers, boards: list[Board]) -> list[ReportSection]:
+    """The LTN's sections of the boards' reports, answered in batches; a checkpoint that cannot be used is the user's
+    error (exit 2)."""
     from ltn_sudoku.logic.checkpoint import CheckpointError
 
     try:
-        return ltn.section(board)
+        return list(ltn.sections(boards))
     except CheckpointError as e:
         raise UsageError(str(e)) from None
 
@@ -133,11 +134,12 @@ class Answerer:
         ltn = self.ltn_answers()
         if engine is None and ltn is None:
             return reports
+        sections = ltn_sections(ltn, boards) if ltn is not None else None
         out = []
-        for board, report in zip(boards, reports, strict=True):
+        for i, (board, report) in enumerate(zip(boards, reports, strict=True)):
             if engine is not None and not report.closed and report.valid:
                 report = report.with_section(answer_q3(board, engine, full=self.full))
-            out.append(report.with_section(ltn_section(ltn, board)) if ltn is not None else report)
+            out.append(report.with_section(sections[i]) if sections is not None else report)
         return out
 
     def render(self, chunk: list[tuple[int, BoardRecord]], reports: list[Report]) -> str:
