@@ -4,7 +4,7 @@ process, on the same boards; the batched answers checked against the board-by-bo
 within TOLERANCE: float32 rounding differs between a batch of one and larger batches, and 48 refinement steps amplify
 it; the script prints that floor, one board answered alone against the same board twice in one batch).
 
-    .venv/bin/python scripts/bench_classify_ltn.py [--boards 400] [--dead-end-boards 6] [--no-command]
+    .venv/bin/python scripts/bench_classify_ltn.py [--boards 400] [--dead-end-boards 6] [--no-command | --command-only]
 
 Parts: the symbolic default answers (Q1/Q2 with every move's exact dead-end flag, and Q3: techniques and the solving
 path), classify() per board; the LTN answers (isCorrect / hasSolution, hasValue after refinement, move confidences,
@@ -102,11 +102,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--boards", type=int, default=400, help="real rows, equal shares of each set (default 400)")
     parser.add_argument("--dead-end-boards", type=int, default=6, help="boards for the per-move LTN dead ends")
     parser.add_argument("--no-command", action="store_true", help="skip timing the whole CLI command")
+    parser.add_argument("--command-only", action="store_true", help="time only the whole CLI command")
     args = parser.parse_args(argv)
     boards = real_boards(args.boards)
     count = len(boards)
     print(f"{count} real 9x9 rows of {SAMPLE.relative_to(REPO_ROOT)} (equal shares of 1M, 3M, 9M); "
           f"torch default threads {torch.get_num_threads()}; CPU ms per board")
+    if args.command_only:
+        print(f"  whole command `python -m ltn_sudoku classify FILE --json` (child process, start-up included): "
+              f"{command_ms_per_board(boards):.1f}")
+        return 0
 
     engine = Engine()
     classify(boards[0], engine=engine)  # warm up: numba loads its compiled code on first use
