@@ -27,7 +27,10 @@ def main() -> int:
     parser.add_argument("run", type=Path, help="a training run folder holding best.pt and metrics.json")
     parser.add_argument("--train-command", required=True, help="the command that trained the run (recorded)")
     parser.add_argument("--evaluate", nargs="*", default=[], metavar="OVERRIDE",
-                        help="extra Hydra overrides for the evaluation, e.g. evaluate.seventeen=1000")
+                        help="extra Hydra overrides for the evaluation, e.g. evaluate.kaggle_path=../shared/data/kaggle")
+    parser.add_argument("--evaluated", type=Path, metavar="DIR",
+                        help="reuse the metrics.json of an evaluation of this run's best.pt made with the same "
+                             "overrides (python -m ltn_sudoku.evaluate checkpoint=RUN/best.pt run_dir=DIR ...)")
     args = parser.parse_args()
     payload = load_checkpoint(args.run / "best.pt")
     size = int(payload["config"]["model"]["size"])
@@ -38,7 +41,13 @@ def main() -> int:
     overrides = [f"model={size}x{size}", f"checkpoint={target}", f"run_dir={args.run / 'evaluate'}", *args.evaluate]
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose("config", overrides=overrides)
-    evaluation = evaluate(cfg)
+    if args.evaluated is not None:
+        evaluated = json.loads((args.evaluated / "metrics.json").read_text())
+        if Path(evaluated["checkpoint"]).resolve() != (args.run / "best.pt").resolve():
+            raise SystemExit(f"{args.evaluated}/metrics.json evaluates {evaluated['checkpoint']}, not this run")
+        evaluation = evaluated["metrics"]
+    else:
+        evaluation = evaluate(cfg)
     training = json.loads((args.run / "metrics.json").read_text())
     report = {
         "checkpoint": str(target.relative_to(CHECKPOINTS_DIR.parent)),
