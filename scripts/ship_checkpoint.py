@@ -27,14 +27,16 @@ def main() -> int:
     parser.add_argument("run", type=Path, help="a training run folder holding best.pt and metrics.json")
     parser.add_argument("--train-command", required=True, help="the command that trained the run (recorded)")
     parser.add_argument("--evaluate", nargs="*", default=[], metavar="OVERRIDE",
-                        help="extra Hydra overrides for the evaluation, e.g. evaluate.kaggle_path=../shared/data/kaggle")
+                        help="extra Hydra overrides of the evaluation, e.g. evaluate.kaggle_path=../shared/data/kaggle")
     parser.add_argument("--evaluated", type=Path, metavar="DIR",
                         help="reuse the metrics.json of an evaluation of this run's best.pt made with the same "
                              "overrides (python -m ltn_sudoku.evaluate checkpoint=RUN/best.pt run_dir=DIR ...)")
+    parser.add_argument("--name", metavar="STEM", help="ship as checkpoints/STEM.pt (default: <n>x<n>, the model "
+                        "that classify-board and evaluate use; another name keeps a variant beside it)")
     args = parser.parse_args()
     payload = load_checkpoint(args.run / "best.pt")
     size = int(payload["config"]["model"]["size"])
-    target = CHECKPOINTS_DIR / f"{size}x{size}.pt"
+    target = CHECKPOINTS_DIR / f"{args.name or f'{size}x{size}'}.pt"
     CHECKPOINTS_DIR.mkdir(exist_ok=True)
     shutil.copyfile(args.run / "best.pt", target.with_suffix(".pt.tmp"))
     target.with_suffix(".pt.tmp").replace(target)
@@ -53,12 +55,13 @@ def main() -> int:
         "checkpoint": str(target.relative_to(CHECKPOINTS_DIR.parent)),
         "train_command": args.train_command,
         "evaluate_command": "python -m ltn_sudoku.evaluate " + " ".join(
-            o for o in overrides if not o.startswith(("checkpoint=", "run_dir="))),
+            o if not o.startswith("checkpoint=") else f"checkpoint={target.relative_to(CHECKPOINTS_DIR.parent)}"
+            for o in overrides if not o.startswith("run_dir=") and (args.name or not o.startswith("checkpoint="))),
         "best_epoch": int(payload["extra"]["epoch"]) + 1,
         "training": training,
         "evaluation": evaluation,
     }
-    metrics_file = target.with_name(f"{size}x{size}.metrics.json")
+    metrics_file = target.with_suffix(".metrics.json")
     atomic_write_text(metrics_file, json.dumps(report, indent=2, sort_keys=True) + "\n")
     print(f"{target} ({target.stat().st_size / 1e3:.0f} kB) and {metrics_file} written")
     for key in sorted(evaluation):
