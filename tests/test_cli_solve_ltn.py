@@ -35,3 +35,18 @@ def test_sizes_without_a_model_say_so_and_bad_budgets_exit_2(capsys: pytest.Capt
     assert json.loads(capsys.readouterr().out)["available"] is False
     assert main(["solve", "--ltn", "--board", SEED_4, "--budget", "0"]) == 2
     assert "--budget 0" in capsys.readouterr().err
+
+
+def test_classify_board_reports_the_search_beside_has_solution(capsys: pytest.CaptureFixture[str],
+                                                               tmp_path: Path) -> None:
+    from ltn_sudoku.cli import classify_board_main
+
+    assert classify_board_main(["--board", SEED_9, "--no-heuristics", "--json", "--ltn-search", "64"]) == 0
+    ltn = json.loads(capsys.readouterr().out)["ltn"]
+    assert ltn["search"]["verdict"] == "solved" and "truth" in ltn["hasSolution"]
+    assert Board.from_string(ltn["search"]["solution"]) == solve(Board.from_string(SEED_9))
+    out = tmp_path / "r.csv"
+    assert classify_board_main(["--board", SEED_9, "--no-heuristics", "--ltn-search", "64", "--out", str(out)]) == 0
+    header, row = out.read_text().splitlines()[:2]
+    assert "ltn.search.verdict" in header.split(",") and ",solved," in row
+    assert classify_board_main(["--board", SEED_9, "--ltn-search", "-1"]) == 2

@@ -64,6 +64,11 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="skip the LTN model's answers (the JSON key `ltn`; also saves loading torch)")
     p.add_argument("--checkpoint", type=Path, metavar="PT",
                    help="LTN checkpoint to answer with (default: the shipped checkpoints/<n>x<n>.pt of each size)")
+    p.add_argument("--ltn-dead-ends", action="store_true",
+                   help="also the LTN's dead-end probability of every move (one model run per move: slow)")
+    p.add_argument("--ltn-search", type=int, default=0, metavar="NODES",
+                   help="also the LTN-guided search's verdict on each open board (solved / refuted / exhausted), "
+                        "refining at most NODES boards; reported beside hasSolution, never mixed into it")
     add_engine_arguments(p)
     return p
 
@@ -108,6 +113,8 @@ class Answerer:
     ltn: bool
     checkpoint: Path | None
     columns: list[str] = field(default_factory=list)
+    ltn_dead_ends: bool = False
+    ltn_search: int = 0
     _engine: Engine | None = field(default=None, repr=False)
     _ltn: LtnAnswers | None = field(default=None, repr=False)
 
@@ -124,7 +131,7 @@ class Answerer:
         if self.ltn and self._ltn is None:
             from ltn_sudoku.logic.predict import LtnAnswers  # torch is imported only when the LTN answers
 
-            self._ltn = LtnAnswers(self.checkpoint)
+            self._ltn = LtnAnswers(self.checkpoint, dead_ends=self.ltn_dead_ends, search_budget=self.ltn_search)
         return self._ltn
 
     def reports(self, boards: list[Board]) -> list[Report]:
@@ -227,6 +234,8 @@ def run(args: argparse.Namespace) -> int:
     out_kind = out_format(args.out) if args.out is not None else None
     if args.jobs < 1:
         raise UsageError(f"--jobs {args.jobs}: expected at least 1")
+    if args.ltn_search < 0:
+        raise UsageError(f"--ltn-search {args.ltn_search}: expected a number of boards, 0 for no search")
     if not args.no_heuristics:
         engine_from_args(args)  # an unknown technique name is a usage error before any work
     name, records = iter_input(args)
@@ -236,7 +245,8 @@ def run(args: argparse.Namespace) -> int:
     answerer = Answerer(output=out_kind or ("json" if args.json else "text"), name=name, single=len(first) == 1,
                         backend=args.backend, heuristics=heuristics, full=args.full_analysis,
                         techniques=args.techniques, no_uniqueness=args.no_uniqueness, ltn=ltn,
-                        checkpoint=args.checkpoint, columns=csv_columns(heuristics, ltn))
+                        checkpoint=args.checkpoint, columns=csv_columns(heuristics, ltn, args.ltn_search > 0),
+                        ltn_dead_ends=args.ltn_dead_ends, ltn_search=args.ltn_search)
     with progress_bar(writing_file=out_kind is not None) as bar:
         if out_kind is None:
             _run_stream(answerer, records, args.jobs, sys.stdout, bar.update)

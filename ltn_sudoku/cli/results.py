@@ -29,9 +29,14 @@ LTN_COLUMNS: tuple[str, ...] = (
 )
 
 
-def csv_columns(heuristics: bool, ltn: bool) -> list[str]:
+SEARCH_COLUMNS: tuple[str, ...] = ("ltn.search.verdict", "ltn.search.solution", "ltn.search.nodes",
+                                   "ltn.search.branches", "ltn.search.cpu_seconds")
+
+
+def csv_columns(heuristics: bool, ltn: bool, search: bool = False) -> list[str]:
     """The columns of a classify CSV: fixed by the options, so the header can be written before the first answer."""
-    return [*BASE_COLUMNS, *(Q3_COLUMNS if heuristics else ()), *(LTN_COLUMNS if ltn else ())]
+    return [*BASE_COLUMNS, *(Q3_COLUMNS if heuristics else ()), *(LTN_COLUMNS if ltn else ()),
+            *(SEARCH_COLUMNS if ltn and search else ())]
 
 
 def _flatten(value: Mapping[str, object], prefix: str, out: dict[str, object], skip: str = "") -> None:
