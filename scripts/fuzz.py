@@ -59,7 +59,10 @@ def main() -> None:
                     raise
                 first = (str(e).strip().splitlines() or [type(e).__name__])[0][:300]
                 notes = " | ".join(getattr(e, "__notes__", []))[:600]
-                findings.setdefault(name, {}).setdefault(f"{type(e).__name__}: {first}", notes)
+                message = f"{type(e).__name__}: {first}"
+                if message not in findings.setdefault(name, {}):
+                    findings[name][message] = notes
+                    print(f"VIOLATION [{name}] {message}\n    {notes}", flush=True)  # at once: a long run may be cut
             print(f"  {name} round {round_ + 1}/{ROUNDS}: {fuzzing.COUNTS[name]} inputs, "
                   f"{time.process_time() - cpu:.0f} s CPU so far", flush=True)
         print(f"{name:16} {fuzzing.COUNTS[name]:8d} inputs  {time.perf_counter() - t0:7.1f} s wall  "
@@ -68,9 +71,6 @@ def main() -> None:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"total {total} inputs in {time.perf_counter() - started:.0f} s wall, {time.process_time() - cpu:.0f} s CPU, "
           f"peak RSS {peak:.0f} MiB")
-    for name, found in findings.items():
-        for message, notes in found.items():
-            print(f"VIOLATION [{name}] {message}\n    {notes}")
 
 
 if __name__ == "__main__":
