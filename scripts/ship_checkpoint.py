@@ -50,7 +50,8 @@ def main() -> int:
         evaluation = evaluated["metrics"]
     else:
         evaluation = evaluate(cfg)
-    training = json.loads((args.run / "metrics.json").read_text())
+    finished = args.run / "metrics.json"  # a run still going (or stopped) has only its best epoch's figures
+    training = json.loads(finished.read_text()) if finished.is_file() else payload["extra"].get("metrics", {})
     report = {
         "checkpoint": str(target.relative_to(CHECKPOINTS_DIR.parent)),
         "train_command": args.train_command,
