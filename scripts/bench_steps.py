@@ -49,8 +49,9 @@ def main() -> None:
     for path in args.checkpoints:
         model = load_model(path, 9)[0]
         started = time.process_time()
-        table[path] = [float((model_boards(model, run.puzzles, s) == solution).all(1).mean()) for s in steps]
-        print(f"{path}: {time.process_time() - started:.0f} CPU s")
+        label = f"{model.config.has_value.kind}: {path}"
+        table[label] = [float((model_boards(model, run.puzzles, s) == solution).all(1).mean()) for s in steps]
+        print(f"{label}: {time.process_time() - started:.0f} CPU s")
     table.index.name = "steps"
     print(table.to_string(float_format=lambda x: f"{x:.3f}"))
     print(f"peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
@@ -62,7 +63,7 @@ def main() -> None:
 
         fig, ax = plt.subplots(figsize=(6.5, 4))
         for column in table:
-            ax.plot(table.index, table[column], marker="o", label=Path(column).stem)
+            ax.plot(table.index, table[column], marker="o", label=column)
         for (name, value), style in zip(rows.items(), (":", "--", "-.")):
             ax.axhline(value, color="grey", linestyle=style, label=name)
         ax.set_xscale("log", base=2)
