@@ -52,6 +52,29 @@ def _existing_file(cfg: DictConfig, key: str) -> None:
         raise ConfigError(f"{key}={value}: no such file")
 
 
+def _square_side(cfg: DictConfig, key: str) -> None:
+    value = _value(cfg, key)
+    if isinstance(value, bool) or not isinstance(value, int) or not 4 <= value <= 81 or math.isqrt(value) ** 2 != value:
+        raise ConfigError(f"{key}={value!r}: expected a board side k*k between 4 and 81 (4, 9, 16, ...)")
+
+
+def _model_and_logic_checks(cfg: DictConfig) -> None:
+    """What shapes the model and its logic: also wrong values that would otherwise fail late, deep in a run."""
+    from ltn_sudoku.logic.hasvalue import HAS_VALUE_KINDS
+    from ltn_sudoku.logic.model import SOLUTION_INPUTS
+    from ltn_sudoku.logic.operators import FAMILIES, LABELLED_FORALLS
+
+    _square_side(cfg, "model.size")
+    for key in ("model.steps", "model.eval_steps", "model.kb_every", "model.hidden", "model.layers"):
+        _integer(cfg, key, 1)
+    if OmegaConf.select(cfg, "model.hasvalue") is not None:
+        _choice(cfg, "model.hasvalue", HAS_VALUE_KINDS)
+    if OmegaConf.select(cfg, "model.solution_inputs") is not None:
+        _choice(cfg, "model.solution_inputs", tuple(SOLUTION_INPUTS))
+    _choice(cfg, "logic.family", FAMILIES)
+    _choice(cfg, "logic.labelled_forall", LABELLED_FORALLS)
+
+
 def _training_checks(cfg: DictConfig) -> None:
     from ltn_sudoku.train import LR_SCHEDULES, MONITORS
 
@@ -81,6 +104,7 @@ def check_config(cfg: DictConfig, entry: str) -> None:
         _integer(cfg, "seed", 0)
         _integer(cfg, "threads", 0)
         _choice(cfg, "device", ("auto", "cpu", "cuda"))
+        _model_and_logic_checks(cfg)
         CHECKS[entry](cfg)
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -108,3 +108,14 @@ def test_resume_into_the_same_folder_keeps_steps_unique_and_a_finished_run_says_
         metrics = train(config(run, "train.epochs=2", "train.patience=5", f"train.resume={run / 'last.pt'}"))
     assert "already finished" in caplog.text and "raise train.epochs" in caplog.text
     assert (run / "metrics.json").read_text() == before and metrics.items() <= json.loads(before).items()
+
+
+@pytest.mark.parametrize("override", ["model.size=0", "model.size=10", "logic.labelled_forall=0", "logic.family=x",
+                                      "model.steps=0"])
+def test_model_and_logic_values_found_by_fuzzing_are_refused_up_front(override: str) -> None:
+    from ltn_sudoku.config_check import ConfigError, _model_and_logic_checks
+
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=[override])
+    with pytest.raises(ConfigError, match=override.split("=")[0]):
+        _model_and_logic_checks(cfg)
