@@ -73,7 +73,8 @@ def main() -> None:
         prepare(args.workdir, args.only, args.tests)
         with open(args.workdir / "mutmut-run.log", "w") as log:  # its progress bar, kept out of the summary
             subprocess.run(["nice", "-n", "10", str(mutmut), "run", "--max-children", "1"], cwd=args.workdir,
-                           check=False, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "LTN_SUDOKU_SHARED": str(SHARED)})
+                           check=False, stdout=log, stderr=subprocess.STDOUT,
+                           env={**os.environ, "LTN_SUDOKU_SHARED": str(SHARED)})
     subprocess.run([str(mutmut), "export-cicd-stats"], cwd=args.workdir, check=True, capture_output=True)
     listing = subprocess.run([str(mutmut), "results", "--all", "true"], cwd=args.workdir, check=True,
                              capture_output=True, text=True).stdout
@@ -94,8 +95,8 @@ def main() -> None:
         _row(module, counts)
     _row("all", total)
     end = resource.getrusage(resource.RUSAGE_CHILDREN)
-    print(f"wall {time.perf_counter() - started:.0f} s, CPU {end.ru_utime + end.ru_stime - cpu.ru_utime - cpu.ru_stime:.0f}"
-          f" s, peak RSS of a child {end.ru_maxrss / 1024:.0f} MiB")
+    used = end.ru_utime + end.ru_stime - cpu.ru_utime - cpu.ru_stime
+    print(f"wall {time.perf_counter() - started:.0f} s, CPU {used:.0f} s, peak RSS of a child {end.ru_maxrss / 1024:.0f} MiB")
     print("survivors:", *survivors, sep="\n  ")
 
 
