@@ -96,7 +96,8 @@ def main() -> None:
     _row("all", total)
     end = resource.getrusage(resource.RUSAGE_CHILDREN)
     used = end.ru_utime + end.ru_stime - cpu.ru_utime - cpu.ru_stime
-    print(f"wall {time.perf_counter() - started:.0f} s, CPU {used:.0f} s, peak RSS of a child {end.ru_maxrss / 1024:.0f} MiB")
+    print(f"wall {time.perf_counter() - started:.0f} s, CPU {used:.0f} s, "
+          f"peak RSS of a child {end.ru_maxrss / 1024:.0f} MiB")
     print("survivors:", *survivors, sep="\n  ")
 
 
