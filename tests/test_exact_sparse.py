@@ -54,7 +54,9 @@ def _check_against_baselines(n: int, count: int, seed: int, max_dead_ends: int |
             assert count_solutions(board, 2, "python") == expected
         engines.add(got.engine)
         counts.add(got.count)
-    assert {0, 2} <= counts  # sparse boards: several solutions, or none after a change
+    assert 2 in counts and counts <= {0, 1, 2}  # sparse boards: several solutions (or none after a change)
+    if count >= 12:  # a changed given leaves a 36x36 board solvable more often than not: few boards may show no 0
+        assert 0 in counts
     return engines
 
 
