@@ -45,19 +45,15 @@ def sweep_table(folder: Path) -> pd.DataFrame:
 
 def plot(frame: pd.DataFrame, metric: str, by: str, hue: str, path: Path) -> None:
     """Grouped bars of one metric: groups by `by`, bars by `hue`."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from _plotting import new_axes, save
 
     table = frame.pivot_table(index=by, columns=hue, values=metric, aggfunc="mean")
-    axes = table.plot.bar(figsize=(7, 4), rot=0)
+    figure, axes = new_axes((7, 4))
+    table.plot.bar(ax=axes, rot=0)
     axes.set_ylabel(metric)
     axes.set_title(f"{metric} by {by} and {hue}")
     axes.legend(title=hue)
-    plt.tight_layout()
-    plt.savefig(path, dpi=120)
-    plt.close()
+    save(figure, path)
 
 
 def main(argv: list[str] | None = None) -> int:

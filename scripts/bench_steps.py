@@ -56,12 +56,9 @@ def main() -> None:
     print(table.to_string(float_format=lambda x: f"{x:.3f}"))
     print(f"peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     if args.plot:
-        import matplotlib
+        from _plotting import new_axes, save
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(6.5, 4))
+        fig, ax = new_axes((6.5, 4))
         for column in table:
             ax.plot(table.index, table[column], marker="o", label=column)
         for (name, value), style in zip(rows.items(), (":", "--", "-.")):
@@ -71,9 +68,7 @@ def main() -> None:
         ax.set_ylabel("share of puzzles solved (hasValue alone)")
         ax.set_title(f"{len(boards)} held-out generated 9x9 puzzles, 17-35 givens")
         ax.legend(fontsize=8)
-        fig.tight_layout()
-        args.plot.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(args.plot, dpi=120)
+        save(fig, args.plot)
         print(f"plot: {args.plot}")
 
 

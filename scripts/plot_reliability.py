@@ -28,12 +28,9 @@ def main() -> None:
     parser.add_argument("files", nargs="+", type=Path, help="metrics.json of an evaluation or a shipped checkpoint")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    import matplotlib
+    from _plotting import new_axes, save
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5, 5))
+    fig, ax = new_axes((5, 5))
     ax.plot([0, 1], [0, 1], color="grey", linestyle=":", label="perfect calibration")
     for path in args.files:
         report = json.loads(path.read_text())
@@ -50,9 +47,7 @@ def main() -> None:
     ax.set_ylabel("share of solvable boards in bin")
     ax.set_title("hasSolution reliability on held-out open boards")
     ax.legend(fontsize=8, loc="upper left")
-    fig.tight_layout()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(args.out, dpi=120)
+    save(fig, args.out)
     print(f"plot: {args.out}")
 
 

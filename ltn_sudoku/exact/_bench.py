@@ -223,6 +223,13 @@ def _print(line: str = "") -> None:
     print(line, flush=True)
 
 
+def nine_sets(limit: int | None) -> Iterator[tuple[str, list[Board], np.ndarray]]:
+    """(file name, its first `limit` boards, the same as an int32 (m, 81) array) for every 9x9 benchmark file."""
+    for name in NINE_FILES:
+        boards = read_boards(shared_file(name))[:limit]
+        yield name, boards, np.array([b.values for b in boards], dtype=np.int32)
+
+
 def bench_nine(limit: int | None, pure_count: int, dlx_count: int, repeats: int) -> None:
     """Puzzles/s of every backend on the 9x9 benchmark files, with ratios against CaDiCaL in the same run."""
     from ltn_sudoku.exact import kernel
@@ -233,9 +240,7 @@ def bench_nine(limit: int | None, pure_count: int, dlx_count: int, repeats: int)
     _print()
     _print("| file | solver | puzzles | CPU s | puzzles/s | vs CaDiCaL | vs tdoku |")
     _print("|---|---|---:|---:|---:|---:|---:|")
-    for name in NINE_FILES:
-        boards = read_boards(shared_file(name))[:limit]
-        puzzles = np.array([b.values for b in boards], dtype=np.int32)
+    for name, boards, puzzles in nine_sets(limit):
         kernel_runs, sat_runs = [], []
         for _ in range(repeats):  # interleaved, so both see the same machine load
             kernel_runs.append(run_kernel(puzzles))
@@ -270,10 +275,8 @@ def bench_single(limit: int | None, repeats: int) -> None:
     _print()
     _print("| file | puzzles | batch puzzles/s | prebuilt boards | from_string + count | single / batch |")
     _print("|---|---:|---:|---:|---:|---:|")
-    for name in NINE_FILES:
-        boards = read_boards(shared_file(name))[:limit]
+    for name, boards, puzzles in nine_sets(limit):
         lines = [b.to_line() for b in boards]
-        puzzles = np.array([b.values for b in boards], dtype=np.int32)
         best = {"batch": 0.0, "prebuilt": 0.0, "string": 0.0}
         for _ in range(repeats):
             for label, work in (("batch", lambda p=puzzles: count_solutions_batch(p, 2)),

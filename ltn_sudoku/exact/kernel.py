@@ -418,6 +418,26 @@ def _grown(a: np.ndarray, levels: int) -> np.ndarray:
 
 
 @cached_njit
+def _load(grid: np.ndarray, units: np.ndarray, peers: np.ndarray, cell_units: np.ndarray, full: np.ndarray,
+          cand: np.ndarray, count: np.ndarray, value: np.ndarray, flags: np.ndarray, queue: np.ndarray,
+          meta: np.ndarray, weight: np.ndarray) -> bool:
+    """Reset the workspace to a flat grid's givens and propagate them (singles, box-line reduction): the root state
+    of a search, and what the portfolio reads; False on contradiction."""
+    n = units.shape[1]
+    for c in range(n * n):
+        cand[c, :] = full
+    count[:] = n
+    value[:] = 0
+    flags[:] = _SWEEP | _LOCK
+    meta[:] = 0
+    for c in range(n * n):
+        if grid[c] != 0 and not _assign(cand, count, value, flags, queue, meta, weight, peers, cell_units, c,
+                                        grid[c] - 1):
+            return False
+    return _propagate(cand, count, value, flags, queue, meta, weight, units, peers, cell_units, full, _box_side(n))
+
+
+@cached_njit
 def _search(grid: np.ndarray, limit: int, found: np.ndarray, rng: np.ndarray, scored: bool, budget: int,
             units: np.ndarray, peers: np.ndarray, cell_units: np.ndarray, full: np.ndarray, cand: np.ndarray,
             count: np.ndarray, value: np.ndarray, flags: np.ndarray, queue: np.ndarray, meta: np.ndarray,
@@ -431,20 +451,7 @@ def _search(grid: np.ndarray, limit: int, found: np.ndarray, rng: np.ndarray, sc
     n = units.shape[1]
     k = _box_side(n)
     cells = n * n
-    for c in range(cells):
-        cand[c, :] = full
-    count[:] = n
-    value[:] = 0
-    flags[:] = _SWEEP | _LOCK
-    meta[:] = 0
-    ok = True
-    for c in range(cells):
-        if grid[c] != 0 and not _assign(cand, count, value, flags, queue, meta, weight, peers, cell_units, c,
-                                        grid[c] - 1):
-            ok = False
-            break
-    if ok:
-        ok = _propagate(cand, count, value, flags, queue, meta, weight, units, peers, cell_units, full, k)
+    ok = _load(grid, units, peers, cell_units, full, cand, count, value, flags, queue, meta, weight)
     levels = 8  # stack of states saved at choice points: grows by doubling
     saved_cand = np.empty((levels,) + cand.shape, np.uint64)
     saved_count = np.empty((levels, cells), np.int16)
@@ -903,20 +910,7 @@ def _root_candidates(grid: np.ndarray, n: int, out: np.ndarray) -> bool:
     False on contradiction. What the portfolio hands to the SAT solver."""
     units, peers, cell_units, full = _tables(n)
     cand, count, value, flags, queue, meta, weight = _workspace(n)
-    for c in range(n * n):
-        cand[c, :] = full
-    count[:] = n
-    value[:] = 0
-    flags[:] = _SWEEP | _LOCK
-    meta[:] = 0
-    ok = True
-    for c in range(n * n):
-        if grid[c] != 0 and not _assign(cand, count, value, flags, queue, meta, weight, peers, cell_units, c,
-                                        grid[c] - 1):
-            ok = False
-            break
-    if ok:
-        ok = _propagate(cand, count, value, flags, queue, meta, weight, units, peers, cell_units, full, _box_side(n))
+    ok = _load(grid, units, peers, cell_units, full, cand, count, value, flags, queue, meta, weight)
     for c in range(n * n):
         for d in range(n):
             out[c, d] = (cand[c, d >> 6] >> np.uint64(d & 63)) & _ONE != _ZERO
