@@ -86,6 +86,7 @@ def _training_checks(cfg: DictConfig) -> None:
     _choice(cfg, "train.lr_schedule", LR_SCHEDULES)
     _choice(cfg, "train.monitor", MONITORS)
     _existing_file(cfg, "train.resume")
+    _existing_file(cfg, "train.init_from")
 
 
 def _evaluation_checks(cfg: DictConfig) -> None:

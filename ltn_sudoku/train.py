@@ -160,6 +160,8 @@ def train(cfg: DictConfig) -> dict[str, float]:
     higher_is_better = monitor != "val/loss"
     start_epoch, best, stale, seen, elapsed = 0, -math.inf, 0, 0, 0.0
     scheduler_state = None
+    if cfg.train.get("init_from") and not cfg.train.resume:  # warm start: weights only, a fresh optimizer and epoch 0
+        model.load_weights(load_checkpoint(cfg.train.init_from, model_config.size)["state_dict"])
     if cfg.train.resume:
         state = load_checkpoint(cfg.train.resume, model_config.size)
         model.load_weights(state["state_dict"])

@@ -93,6 +93,16 @@ def test_resume_continues_where_the_run_stopped(trained: Path, tmp_path: Path) -
         assert torch.allclose(a[key], b[key], atol=1e-6), key
 
 
+def test_init_from_starts_from_the_checkpoint_weights(trained: Path, tmp_path: Path) -> None:
+    train(config(tmp_path, "train.epochs=1", "train.lr=1e-12", "train.heuristic_lr=1e-12",
+                 f"train.init_from={trained / 'last.pt'}"))
+    source = load_checkpoint(trained / "last.pt")["state_dict"]
+    warm = load_checkpoint(tmp_path / "last.pt")
+    assert warm["extra"]["epoch"] == 0  # epochs count from 0: a warm start is not a resume
+    for key, value in source.items():
+        assert torch.allclose(value.float(), warm["state_dict"][key].float(), atol=1e-6), key
+
+
 def test_checkpoint_errors(trained: Path, tmp_path: Path) -> None:
     with pytest.raises(CheckpointError, match="no such checkpoint"):
         LtnPredictor.load(tmp_path / "missing.pt")
