@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -112,6 +112,8 @@ class Geometry:
 
 
 _LINE_CHARS = bytes.maketrans(bytes(range(10)), b".123456789")  # Board.to_line for n <= 9
+_CELL_DIGITS = {n: bytes(range(n + 1)) for n in SUPPORTED_SIZES if n <= 9}  # the byte values a cell of side n takes
+_parse_board_text: Callable[[str], Board] | None = None  # ltn_sudoku.io.parse_board_text, once Board.from_string ran
 
 
 def iter_bits(x: int) -> Iterator[int]:
@@ -165,11 +167,16 @@ class Conflict:
 class Board:
     """An immutable n x n Sudoku grid (n = k*k, 4 <= n <= 81); 0 marks an empty cell."""
 
-    __slots__ = ("n", "values")
+    __slots__ = ("n", "values", "_cells")
     n: int
     values: tuple[int, ...]
 
     def __init__(self, values: Sequence[int], n: int | None = None) -> None:
+        _SET_CELLS(self, None)  # kept only by from_cell_bytes (a parsed single board); a list of boards stays lean
+        if _valid_cell_bytes(values, n):  # the parsers' one byte per cell, checked in C
+            _SET_N(self, n)
+            _SET_VALUES(self, tuple(values))  # type: ignore[arg-type]
+            return
         vals = tuple(map(int, values))
         side = side_for_cell_count(len(vals)) if n is None else n
         box_side(side)
@@ -194,9 +201,23 @@ class Board:
     @classmethod
     def from_string(cls, text: str) -> Board:
         """Parse one board in any single-board text format (line string, rows, grid CSV, 2-digit string)."""
-        from ltn_sudoku.io import parse_board_text
+        global _parse_board_text
+        if _parse_board_text is None:  # ltn_sudoku.io imports this module: bound on first use, then a global lookup
+            from ltn_sudoku.io import parse_board_text as _parse_board_text
+        return _parse_board_text(text)
 
-        return parse_board_text(text)
+    @classmethod
+    def from_cell_bytes(cls, cells: bytes, n: int) -> Board:
+        """A board of side n <= 9 from one byte per cell (0 = empty), keeping the bytes for cell_bytes(): the
+        single-board parser's path, so a 9x9 count on a parsed board needs no conversion back."""
+        if type(cells) is not bytes or n not in _CELL_DIGITS or len(cells) != n * n \
+                or cells.translate(None, _CELL_DIGITS[n]):  # _valid_cell_bytes, inline: this is the hot path
+            return cls(cells, n)  # the general path names what is wrong
+        board = object.__new__(cls)
+        _SET_N(board, n)
+        _SET_VALUES(board, tuple(cells))
+        _SET_CELLS(board, cells)
+        return board
 
     @classmethod
     def from_rows(cls, rows: Sequence[Sequence[int]]) -> Board:
@@ -248,6 +269,12 @@ class Board:
     def rows(self) -> list[list[int]]:
         n = self.n
         return [list(self.values[r * n : (r + 1) * n]) for r in range(n)]
+
+    def cell_bytes(self) -> bytes:
+        """The cells as one byte each (every supported side fits: digits <= 81), kept from from_cell_bytes or built:
+        with np.frombuffer the cheapest way from a board to an array."""
+        cells = self._cells
+        return cells if cells is not None else bytes(self.values)
 
     def to_array(self) -> np.ndarray:
         """(n, n) int array."""
@@ -365,3 +392,13 @@ class Board:
             if r % k == k - 1:
                 lines.append(sep)
         return "\n".join(lines)
+
+
+# The slots' own setters: the single-board path sets them without Board.__setattr__ (which refuses) or __init__'s checks.
+_SET_N, _SET_VALUES, _SET_CELLS = (getattr(Board, slot).__set__ for slot in Board.__slots__)
+
+
+def _valid_cell_bytes(cells: object, n: int | None) -> bool:
+    """Whether `cells` is bytes of n*n cells 0..n for a side n <= 9 (one C-level translate instead of a loop)."""
+    return type(cells) is bytes and n in _CELL_DIGITS and len(cells) == n * n and not cells.translate(
+        None, _CELL_DIGITS[n])

@@ -165,7 +165,7 @@ def parse_board_text(text: str, name: str = "<board>") -> Board:
     """
     n = _SINGLE_LENGTHS.get(len(text))
     if n is not None and _SINGLE_CELLS[n].fullmatch(text):  # a line string, the usual case: no scan in Python
-        return Board(text.encode("ascii").translate(_CELL_BYTES), n)
+        return Board.from_cell_bytes(text.encode("ascii").translate(_CELL_BYTES), n)
     numbered = list(_content(text.splitlines()))
     if not numbered:
         raise FormatError("no board found: expected a board string such as '1.34 34.2 2143 432.'", name)

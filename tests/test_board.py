@@ -1,5 +1,7 @@
 """Board model: geometry, conflicts, candidates for every supported size."""
 
+import pickle
+
 import pytest
 
 from ltn_sudoku.board import SUPPORTED_SIZES, Board, BoardError, geometry
@@ -56,6 +58,37 @@ def test_board_is_immutable_and_hashable() -> None:
         b.n = 9  # type: ignore[misc]
     assert b.with_value(0, 1)[0] == 1 and b[0] == 0
     assert len({b, Board.empty(4)}) == 1
+
+
+@pytest.mark.parametrize("n", [4, 9])
+def test_bytes_path_builds_the_same_board_as_a_list(n: int) -> None:
+    values = [(3 * i + i // n) % (n + 1) for i in range(n * n)]  # every digit 0..n somewhere
+    from_list = Board(values, n)
+    for board in (Board(bytes(values), n), Board.from_cell_bytes(bytes(values), n)):
+        assert board == from_list and hash(board) == hash(from_list)
+        assert board.values == tuple(values) and all(type(v) is int for v in board.values)
+        assert board.cell_bytes() == bytes(values) == from_list.cell_bytes()
+    parsed = Board.from_cell_bytes(bytes(values), n)
+    assert pickle.loads(pickle.dumps(parsed)) == from_list
+    with pytest.raises(AttributeError):
+        parsed._cells = bytes(n * n)  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("cells, n", [(bytes([10] + [0] * 80), 9), (bytes([5] + [0] * 15), 4), (bytes(80), 9),
+                                      (bytes([1] * 15 + [200]), 4)])
+def test_bad_cell_bytes_raise_like_a_list(cells: bytes, n: int) -> None:
+    with pytest.raises(BoardError) as from_list:
+        Board(list(cells), n)
+    for build in (Board, Board.from_cell_bytes):
+        with pytest.raises(BoardError) as got:
+            build(cells, n)
+        assert str(got.value) == str(from_list.value)
+
+
+def test_from_string_keeps_the_parsed_cells_for_the_exact_path() -> None:
+    board = Board.from_string(SEED_9)
+    assert board.cell_bytes() == bytes(board.values) and board == Board(list(board.values))
+    assert Board(list(board.values)).cell_bytes() == board.cell_bytes()
 
 
 def test_draw_marks_highlighted_cells() -> None:

@@ -905,6 +905,16 @@ def _count_capped(grid: np.ndarray, n: int, limit: int, max_dead_ends: int, foun
 
 
 @cached_njit
+def _count_cells(cells: bytes, limit: int) -> int:
+    """min(#solutions, limit) of a 9x9 board given as its 81 cell bytes (Board.cell_bytes()): the single-board path.
+    bytes go to numba as they are (no numpy array to build) and two arguments dispatch faster than five."""
+    grid = np.empty(81, np.int32)
+    for cell in range(81):
+        grid[cell] = cells[cell]
+    return _b_search(grid, limit, np.empty((0, 81), np.int16))
+
+
+@cached_njit
 def _root_candidates(grid: np.ndarray, n: int, out: np.ndarray) -> bool:
     """The candidates that propagation (singles, box-line reduction) leaves of a flat grid, into out (n*n, n) bool;
     False on contradiction. What the portfolio hands to the SAT solver."""
@@ -1001,3 +1011,4 @@ def warm_up() -> None:
     """Compile (or load from the cache) both entry points, e.g. before timing."""
     count_solutions_batch(np.zeros((1, 16), np.int32))
     count_solutions_nb(np.zeros(16, np.int32), 4, 2)
+    _count_cells(bytes(81), 2)

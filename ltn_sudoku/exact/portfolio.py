@@ -21,7 +21,6 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.exact import kernel, sat
 
 KERNEL, CADICAL = "kernel", "cadical"
-_NO_SOLUTIONS = np.empty((0, 81), np.int16)
 _FIRST_CONFLICTS = 2000  # CaDiCaL's first slice, about as long as the kernel's first budget on 25x25 boards
 
 
@@ -91,10 +90,8 @@ def answer(board: Board, limit: int = 2, store: int = 0, max_dead_ends: int | No
 
 def count_solutions(board: Board, limit: int = 2) -> int:
     """min(#solutions, limit)."""
-    if board.n == 9:  # the common case, without the allocations of answer(); bytes() is the fastest conversion
-        kernel._check_limit(limit)
-        grid = np.frombuffer(bytes(board.values), np.uint8).astype(np.int32)
-        return kernel._count_capped(grid, 9, limit, 0, _NO_SOLUTIONS)
+    if board.n == 9 and limit >= 1:  # the common case, without answer()'s allocations: the band solver on the bytes
+        return kernel._count_cells(board.cell_bytes(), limit)
     return answer(board, limit).count
 
 
