@@ -167,7 +167,7 @@ class Conflict:
 class Board:
     """An immutable n x n Sudoku grid (n = k*k, 4 <= n <= 81); 0 marks an empty cell."""
 
-    __slots__ = ("n", "values", "_cells")
+    __slots__ = ("_cells", "n", "values")
     n: int
     values: tuple[int, ...]
 
@@ -395,7 +395,7 @@ class Board:
 
 
 # The slots' own setters: the single-board path sets them without Board.__setattr__ (which refuses) or __init__'s checks.
-_SET_N, _SET_VALUES, _SET_CELLS = (getattr(Board, slot).__set__ for slot in Board.__slots__)
+_SET_N, _SET_VALUES, _SET_CELLS = (getattr(Board, slot).__set__ for slot in ("n", "values", "_cells"))
 
 
 def _valid_cell_bytes(cells: object, n: int | None) -> bool:
