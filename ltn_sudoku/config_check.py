@@ -95,6 +95,42 @@ def _evaluation_checks(cfg: DictConfig) -> None:
         _integer(cfg, key, 0)
 
 
+def _non_negative_number(cfg: DictConfig, key: str) -> None:
+    value = _value(cfg, key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise ConfigError(f"{key}={value!r}: expected a number >= 0")
+
+
+def _visual_checks(cfg: DictConfig, entry: str) -> None:
+    """model=visual_* (ltn_sudoku/visual): its model, logic, data and training keys."""
+    from ltn_sudoku.logic.operators import FAMILIES, LABELLED_FORALLS
+    from ltn_sudoku.visual.mnist import FILES
+    from ltn_sudoku.visual.model import VISUAL_AXIOMS
+
+    if entry != "train":
+        raise ConfigError(f"model={_value(cfg, 'model.name')}: visual models are trained and scored by "
+                          "`python -m ltn_sudoku.train` (test figures in its metrics.json) and scripts/bench_visual.py")
+    if _value(cfg, "model.size") not in (4, 9):
+        raise ConfigError(f"model.size={_value(cfg, 'model.size')!r}: visual boards are 4x4 or 9x9 (MNIST digits 1-9)")
+    for key in ("model.channels", "model.hidden", "data.train_boards", "data.val_boards", "data.test_boards",
+                "train.epochs", "train.batch_size"):
+        _integer(cfg, key, 1)
+    for key in ("data.test_seed", "train.patience"):
+        _integer(cfg, key, 0)
+    axioms = _value(cfg, "model.axioms")
+    if axioms is not None and (not axioms or any(a not in VISUAL_AXIOMS for a in axioms)):
+        raise ConfigError(f"model.axioms={list(axioms)!r}: expected null or some of {', '.join(VISUAL_AXIOMS)}")
+    _choice(cfg, "logic.family", FAMILIES)
+    _choice(cfg, "logic.labelled_forall", LABELLED_FORALLS)
+    _positive_number(cfg, "train.lr")
+    _non_negative_number(cfg, "train.rules_weight")
+    folder = Path(str(_value(cfg, "data.mnist_path")))
+    missing = [name for pair in FILES.values() for name in pair if not (folder / name).is_file()]
+    if missing:
+        raise ConfigError(f"data.mnist_path={folder}: MNIST idx files not found there ({', '.join(missing)}; "
+                          f"looked in {folder.resolve()})")
+
+
 CHECKS: dict[str, Callable[[DictConfig], None]] = {"train": _training_checks, "evaluate": _evaluation_checks}
 
 
@@ -105,6 +141,9 @@ def check_config(cfg: DictConfig, entry: str) -> None:
         _integer(cfg, "seed", 0)
         _integer(cfg, "threads", 0)
         _choice(cfg, "device", ("auto", "cpu", "cuda"))
+        if OmegaConf.select(cfg, "model.kind") == "visual":
+            _visual_checks(cfg, entry)
+            return
         _model_and_logic_checks(cfg)
         CHECKS[entry](cfg)
     except ConfigError as e:

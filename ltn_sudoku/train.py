@@ -148,6 +148,10 @@ def lr_scheduler(optimizer: torch.optim.Optimizer, cfg: DictConfig, batches_per_
 
 def train(cfg: DictConfig) -> dict[str, float]:
     """Train one model as configured; returns (and writes to metrics.json) the final metrics."""
+    if OmegaConf.select(cfg, "model.kind") == "visual":  # boards of handwritten digits: ltn_sudoku/visual/train.py
+        from ltn_sudoku.visual.train import train_visual
+
+        return train_visual(cfg)
     configure_torch(cfg)
     run_dir = run_directory(cfg)
     model_config = ModelConfig.from_cfg(cfg.model)

@@ -1,0 +1,206 @@
+"""The visual trainer: `python -m ltn_sudoku.train model=visual_4x4` (ltn_sudoku.train hands visual configs here).
+
+Training reads `BoardImages` only (cell images and valid / invalid board labels): `fit` has no way to receive a
+digit label, and model selection uses the validation boards' labels, not their digits. The loss is 1 − SatAgg of
+the labelled axioms ∀b:valid(b) isCorrect(b), ∀b:¬valid(b) ¬isCorrect(b) and, with weight `train.rules_weight`,
+of the rule axioms themselves on the valid boards (the knowledge base says a valid board satisfies them all; this is
+the same fact as the first labelled axiom, without the calibration in between; see `objective` for which part
+teaches the reader). A run writes last.pt / best.pt (weights + resolved config + epoch, through
+ltn_sudoku.logic.checkpoint), TensorBoard events under tb/, and metrics.json with the held-out test figures.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from typing import Any
+
+import numpy as np
+import torch
+from omegaconf import DictConfig, OmegaConf
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+from ltn_sudoku.io import atomic_write_text
+from ltn_sudoku.logic.axioms import class_axioms
+from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
+from ltn_sudoku.logic.operators import Operators, build_operators
+from ltn_sudoku.logic.runtime import configure_torch, run_directory
+from ltn_sudoku.visual.baselines import minibatches
+from ltn_sudoku.visual.boards import BoardImages
+from ltn_sudoku.visual.data import VisualData, build_data
+from ltn_sudoku.visual.evaluate import BoardScores, best_permutation, confusion, crisp_valid, digit_accuracy
+from ltn_sudoku.visual.model import VisualConfig, VisualLtn
+
+LOG = logging.getLogger(__name__)
+
+
+def is_visual(cfg: DictConfig) -> bool:
+    """Whether a config asks for a visual model (model.kind: visual)."""
+    return OmegaConf.select(cfg, "model.kind") == "visual"
+
+
+def objective(model: VisualLtn, ops: Operators, images: torch.Tensor, valid: torch.Tensor, rules_weight: float,
+              labels_teach_reader: bool = False) -> tuple[torch.Tensor, dict[str, float]]:
+    """(loss, satisfaction of each part) on one batch of boards: 1 − SatAgg(labelled axioms [, rules on valid]).
+
+    Unless `labels_teach_reader`, the labelled axioms fit isCorrect's calibration only (hasValue detached): their
+    gradient on an invalid board asks the reader for more collisions anywhere, which cost 4x4 runs most of their digit
+    accuracy (docs/visual.md); the reader then learns from the rule axioms on the valid boards."""
+    assignment = model.has_value(images)
+    truth = model.is_correct(ops, assignment if labels_teach_reader else assignment.detach())
+    pos, neg = class_axioms(ops, truth, valid)
+    parts = {"is_correct_valid": pos, "not_is_correct_invalid": neg}
+    if rules_weight > 0 and bool(valid.any()):
+        parts["rules_on_valid"] = model.satisfaction(ops, assignment[valid.bool()]).mean()
+    weights = torch.tensor([1.0, 1.0, rules_weight][:len(parts)], device=assignment.device)
+    logs = torch.stack([torch.log(p.clamp(min=1e-6)) for p in parts.values()])
+    loss = -(weights * logs).sum() / weights.sum()  # SatAgg with the log-product ∀ (ltn_sudoku.logic.operators)
+    return loss, {k: float(v.detach()) for k, v in parts.items()}
+
+
+@torch.no_grad()
+def is_correct_truth(model: VisualLtn, ops: Operators, images: torch.Tensor, batch: int = 128) -> torch.Tensor:
+    """(boards,) isCorrect's truth on boards of images."""
+    return torch.cat([model.is_correct(ops, model.has_value(images[i:i + batch]))
+                      for i in range(0, len(images), batch)]) if len(images) else torch.zeros(0)
+
+
+def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, cfg: DictConfig,
+        writer: SummaryWriter | None, on_epoch: Any = None) -> dict[str, float]:
+    """Train on board images and board labels only; returns the best epoch's validation figures.
+
+    `on_epoch(epoch, improved, metrics)` is called after each epoch (checkpointing); it never sees digits."""
+    t = cfg.train
+    device = torch.device(str(cfg.get("device_resolved", "cpu")))
+    images, valid = torch.from_numpy(train.images).to(device), torch.from_numpy(train.valid).to(device)
+    val_images, val_valid = torch.from_numpy(val.images).to(device), val.valid
+    optimizer = torch.optim.Adam(model.parameters(), lr=float(t.lr))
+    generator = torch.Generator().manual_seed(int(cfg.seed))
+    best: dict[str, float] = {"val/board_accuracy": -math.inf}
+    stale, seen, elapsed = 0, 0, 0.0
+    for epoch in range(int(t.epochs)):
+        started = time.process_time()
+        model.train()
+        batches = list(minibatches(len(valid), int(t.batch_size), generator))
+        for rows in tqdm(batches, desc=f"epoch {epoch + 1}/{t.epochs}", unit="batch", disable=not t.progress):
+            loss, parts = objective(model, ops, images[rows], valid[rows], float(t.rules_weight),
+                                    bool(t.labels_teach_reader))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            seen += len(rows)
+            if writer is not None:
+                writer.add_scalar("train/loss", loss.item(), seen)
+                for name, value in parts.items():
+                    writer.add_scalar(f"sat/{name}", value, seen)
+        elapsed += time.process_time() - started
+        model.eval()
+        predicted = (is_correct_truth(model, ops, val_images) > 0.5).cpu().numpy()
+        metrics = {**BoardScores.of(predicted, val_valid).as_dict("val"), "train/epoch": epoch + 1,
+                   "train/boards_seen": seen, "train/cpu_seconds": elapsed}
+        if writer is not None:
+            for name, value in metrics.items():
+                writer.add_scalar(name, value, seen)
+        improved = metrics["val/board_accuracy"] >= best["val/board_accuracy"]  # a tie: the later, longer trained
+        best, stale = (metrics, 0) if improved else (best, stale + 1)
+        if on_epoch is not None:
+            on_epoch(epoch, improved, metrics)
+        if stale > int(t.patience):
+            break
+    return best
+
+
+def test_metrics(model: VisualLtn, ops: Operators, data: VisualData) -> dict[str, float]:
+    """Held-out figures: isCorrect's board accuracy, the exact check of the read digits, permutation-matched digit
+    accuracy (the test digits are read here, after training, for evaluation only)."""
+    n = model.n
+    images = torch.from_numpy(data.test.boards.images).to(next(model.parameters()).device)
+    truth = is_correct_truth(model, ops, images).cpu().numpy()
+    raw = model.read_raw(images).cpu().numpy()
+    out = BoardScores.of(truth > 0.5, data.test.boards.valid).as_dict("test")
+    out.update(BoardScores.of(crisp_valid(raw, n), data.test.boards.valid).as_dict("test/read_then_check"))
+    out["test/digit_accuracy"] = digit_accuracy(raw, data.test.digits, n)
+    out["test/digit_accuracy_val_names"] = float((model.read(images).cpu().numpy() == data.test.digits).mean())
+    out["test/boards"] = float(len(data.test))
+    return out
+
+
+def name_digits(model: VisualLtn, data: VisualData) -> list[int]:
+    """After training, for display only: call each learned digit by the true digit it is most often on the validation
+    boards (best one-to-one renaming); sets model.names and returns it. Training never reads this."""
+    images = torch.from_numpy(data.val.boards.images).to(next(model.parameters()).device)
+    raw = model.read_raw(images).cpu().numpy()
+    names = best_permutation(confusion(raw, data.val.digits, model.n))
+    model.names.copy_(torch.as_tensor(names, device=model.names.device))
+    return [int(x) for x in names]
+
+
+def load_visual(path: str, device: str = "cpu") -> tuple[VisualLtn, Operators, dict[str, Any]]:
+    """A visual checkpoint's model (eval mode), its logic's operators and the checkpoint's payload."""
+    payload = load_checkpoint(path)
+    config = payload["config"]
+    if config.get("model", {}).get("kind") != "visual":
+        from ltn_sudoku.logic.checkpoint import CheckpointError
+
+        raise CheckpointError(f"{path}: not a visual checkpoint (model.kind is not 'visual')")
+    model = VisualLtn(VisualConfig.from_cfg(config["model"]))
+    model.load_state_dict(payload["state_dict"])
+    if "digit_names" in payload["extra"]:
+        model.names.copy_(torch.as_tensor(payload["extra"]["digit_names"]))
+    return model.to(device).eval(), build_operators(config["logic"]), payload
+
+
+def train_visual(cfg: DictConfig, data: VisualData | None = None) -> dict[str, float]:
+    """Train one visual model as configured; returns (and writes to metrics.json) validation and test figures.
+
+    `data` replaces the boards the config would build (tests pass their own)."""
+    configure_torch(cfg)
+    run_dir = run_directory(cfg)
+    model_config = VisualConfig.from_cfg(OmegaConf.to_container(cfg.model, resolve=True))  # type: ignore[arg-type]
+    n = model_config.size
+    data = data if data is not None else build_data(n, cfg.data, int(cfg.seed))
+    torch.manual_seed(int(cfg.seed))
+    model = VisualLtn(model_config).to(cfg.device_resolved)
+    ops = build_operators(cfg.logic)
+    resolved = OmegaConf.to_container(cfg, resolve=True)
+    writer = SummaryWriter(str(run_dir / "tb"))
+    wall = time.perf_counter()
+
+    def checkpoint(epoch: int, improved: bool, metrics: dict[str, float]) -> None:
+        extra = {"epoch": epoch, "metrics": metrics}
+        save_checkpoint(run_dir / "last.pt", n, resolved, model.state_dict(), extra)  # type: ignore[arg-type]
+        if improved:
+            save_checkpoint(run_dir / "best.pt", n, resolved, model.state_dict(), extra)  # type: ignore[arg-type]
+        LOG.info("epoch %d: val board accuracy %.4f%s", epoch + 1, metrics["val/board_accuracy"],
+                 " (best)" if improved else "")
+
+    best = fit(model, ops, data.train.boards, data.val.boards, cfg, writer, checkpoint)
+    payload = load_checkpoint(run_dir / "best.pt", n)
+    model.load_state_dict(payload["state_dict"])
+    names = name_digits(model, data)
+    save_checkpoint(run_dir / "best.pt", n, resolved, model.state_dict(),  # type: ignore[arg-type]
+                    {**payload["extra"], "digit_names": names})
+    metrics = {**best, **test_metrics(model, ops, data), "train/wall_seconds": time.perf_counter() - wall,
+               "train/boards": float(len(data.train))}
+    writer.add_hparams({k: v for k, v in _flat(resolved).items()}, {k: v for k, v in metrics.items()
+                                                                     if math.isfinite(v)}, run_name="hparams")
+    writer.close()
+    atomic_write_text(run_dir / "metrics.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+    LOG.info("test: isCorrect board accuracy %.4f, digit accuracy %.4f", metrics["test/board_accuracy"],
+             metrics["test/digit_accuracy"])
+    return metrics
+
+
+def _flat(resolved: Any) -> dict[str, Any]:
+    """Scalar hyperparameters of the model, logic, train and data groups (TensorBoard's HParams tab)."""
+    return {f"{group}.{k}": v for group in ("model", "logic", "train", "data")
+            for k, v in resolved.get(group, {}).items() if isinstance(v, (int, float, str, bool))}
+
+
+def board_predictions(model: VisualLtn, ops: Operators, boards: BoardImages) -> tuple[np.ndarray, np.ndarray]:
+    """(isCorrect truth (boards,), read digits (boards, n*n)) of boards of images."""
+    images = torch.from_numpy(boards.images).to(next(model.parameters()).device)
+    return is_correct_truth(model, ops, images).cpu().numpy(), model.read(images).cpu().numpy()

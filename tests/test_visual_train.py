@@ -1,0 +1,76 @@
+"""The visual trainer end to end on a few boards, its config checks, and the no-digit-label guarantee."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from hydra import compose, initialize_config_dir
+from omegaconf import DictConfig
+
+from ltn_sudoku.config_check import check_config
+from ltn_sudoku.logic.checkpoint import load_checkpoint
+from ltn_sudoku.paths import CONF_DIR, SHARED_DATA
+from ltn_sudoku.train import train
+from ltn_sudoku.visual.boards import VisualBoards
+from ltn_sudoku.visual.data import VisualData, build_data
+from ltn_sudoku.visual.train import load_visual, train_visual
+
+TINY = ["data.train_boards=8", "data.val_boards=8", "data.test_boards=8", "train.epochs=2", "train.progress=false",
+        f"data.mnist_path={SHARED_DATA / 'mnist'}"]
+
+
+def config(run_dir: Path, *overrides: str) -> DictConfig:
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        return compose("config", overrides=["model=visual_4x4", f"run_dir={run_dir}", *TINY, *overrides])
+
+
+def test_train_entry_point_trains_a_visual_model(tmp_path: Path) -> None:
+    cfg = config(tmp_path)
+    check_config(cfg, "train")  # passes: exits otherwise
+    metrics = train(cfg)  # ltn_sudoku.train hands model.kind=visual to the visual trainer
+    assert 0 <= metrics["test/board_accuracy"] <= 1 and 0.25 <= metrics["test/digit_accuracy"] <= 1
+    assert json.loads((tmp_path / "metrics.json").read_text())["test/boards"] == 8
+    payload = load_checkpoint(tmp_path / "best.pt", 4)
+    assert payload["config"]["model"]["kind"] == "visual" and "epoch" in payload["extra"]
+    assert sorted(payload["extra"]["digit_names"]) == [0, 1, 2, 3]
+    assert any((tmp_path / "tb").iterdir())
+    model, _, _ = load_visual(str(tmp_path / "best.pt"))
+    assert model.read(torch.zeros(1, 16, 28, 28, dtype=torch.uint8)).shape == (1, 16)
+
+
+def _scrambled(boards: VisualBoards, rng: np.random.Generator) -> VisualBoards:
+    return dataclasses.replace(boards, digits=rng.integers(1, 5, size=boards.digits.shape))
+
+
+def test_training_never_reads_a_digit_label(tmp_path: Path) -> None:
+    cfg = config(tmp_path / "a", "train.epochs=1")
+    data = build_data(4, cfg.data, int(cfg.seed))
+    rng = np.random.default_rng(0)
+    scrambled = VisualData(_scrambled(data.train, rng), _scrambled(data.val, rng), data.test)
+    assert not np.array_equal(scrambled.train.digits, data.train.digits)
+    train_visual(cfg, data)
+    train_visual(config(tmp_path / "b", "train.epochs=1"), scrambled)
+    for name in ("last.pt", "best.pt"):
+        a = load_checkpoint(tmp_path / "a" / name)["state_dict"]
+        b = load_checkpoint(tmp_path / "b" / name)["state_dict"]
+        assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.parametrize("override, message", [
+    ("data.mnist_path=/nonexistent/mnist", "MNIST idx files not found"),
+    ("model.size=16", "visual boards are 4x4 or 9x9"),
+    ("data.train_boards=0", "data.train_boards=0"),
+    ("train.rules_weight=-1", "train.rules_weight=-1"),
+    ("model.axioms=[row,nonsense]", "model.axioms"),
+])
+def test_bad_visual_configs_are_refused(tmp_path: Path, override: str, message: str,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = config(tmp_path, override)
+    with pytest.raises(SystemExit) as exit_info:
+        check_config(cfg, "train")
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
