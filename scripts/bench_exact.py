@@ -3,6 +3,7 @@
     .venv/bin/python scripts/bench_exact.py            # everything (about 10 minutes on 2 shared cores)
     .venv/bin/python scripts/bench_exact.py --quick    # trimmed, about a minute
     .venv/bin/python scripts/bench_exact.py --sections single --limit 20000   # one section
+    .venv/bin/python scripts/bench_exact.py --sections nine --tdoku ../tdoku/build/libtdoku_shared.so
 
 Prints markdown tables: compile and first-call times, 9x9 rates against CaDiCaL, the single-board path against the
 batch call, the generalized puzzles, and the portfolio on sparse 16x16..49x49 boards against CaDiCaL (CPU time,
@@ -35,6 +36,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS),
                    help="what to run (default all): compile and first-call times, 9x9 rates, single vs batch, "
                         "generalized puzzles, sparse boards")
+    p.add_argument("--tdoku", metavar="PATH", help="tdoku's shared library, built by you (git clone "
+                   "https://github.com/t-dillon/tdoku; mkdir build; cd build; cmake ..; make tdoku_shared): adds "
+                   "tdoku's rate measured in this run to the 9x9 table")
     args = p.parse_args(argv)
     q = args.quick
     pick = lambda given, full, quick: given if given is not None else (quick if q else full)  # noqa: E731
@@ -51,6 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         generalized_pure_count=args.pure_count if args.pure_count is not None else (3 if q else 10),
         sparse_per_size=args.sparse_per_size,
         sections=args.sections,
+        tdoku_path=args.tdoku,
     )
     return 0
 

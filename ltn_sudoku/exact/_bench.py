@@ -193,6 +193,55 @@ def run_sat(puzzles: np.ndarray) -> Run:
     return Run("CaDiCaL", len(puzzles), time.process_time() - start, counts)
 
 
+class Tdoku:
+    """tdoku (t-dillon/tdoku: C++ with SIMD, the fastest published 9x9 solver) from a shared library the user built
+    (`cmake .. && make tdoku_shared` gives build/libtdoku_shared.so); nothing of it is shipped here.
+
+    Its TdokuSolverDpllTriadSimd counts to 2 like our batch, called from a numba loop through ctypes, so no Python
+    runs per puzzle and both sides are timed the same way (CPU time of the whole batch). The loop is compiled in
+    memory (not cached: it holds the library's address).
+    """
+
+    def __init__(self, path: str) -> None:
+        import ctypes
+
+        from numba import njit
+
+        solve = ctypes.CDLL(path).TdokuSolverDpllTriadSimd
+        solve.restype = ctypes.c_size_t
+        solve.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_void_p]
+
+        def count_rows(text: np.ndarray, counts: np.ndarray) -> None:
+            solution = np.zeros(81, np.uint8)
+            guesses = np.zeros(1, np.uintp)
+            for i in range(text.shape[0]):
+                counts[i] = solve(text[i].ctypes.data, 2, 0, solution.ctypes.data, guesses.ctypes.data)
+
+        self._count_rows = njit(count_rows)
+        self.count(np.zeros((1, 81), np.int32))  # compiled outside the timing
+
+    @staticmethod
+    def text(puzzles: np.ndarray) -> np.ndarray:
+        """(m, 82) uint8: tdoku's input, '.' or '1'..'9' per cell and a NUL (a standard, not pencilmark, puzzle)."""
+        out = np.zeros((puzzles.shape[0], 82), np.uint8)
+        out[:, :81] = np.where(puzzles > 0, puzzles + ord("0"), ord("."))
+        return out
+
+    def count(self, puzzles: np.ndarray) -> np.ndarray:
+        """min(#solutions, 2) per row of (m, 81) puzzles."""
+        counts = np.zeros(puzzles.shape[0], np.int64)
+        self._count_rows(self.text(puzzles), counts)
+        return counts
+
+
+def run_tdoku(tdoku: Tdoku, puzzles: np.ndarray) -> Run:
+    text = tdoku.text(puzzles)  # its input format, built outside the timing as our batch's int32 array is
+    counts = np.zeros(len(puzzles), np.int64)
+    start = time.process_time()
+    tdoku._count_rows(text, counts)
+    return Run("tdoku", len(puzzles), time.process_time() - start, counts.tolist())
+
+
 def run_pure(backend: str, boards: Sequence[Board]) -> Run:
     start = time.process_time()
     counts = [count_solutions(b, 2, backend) for b in boards]
@@ -230,28 +279,37 @@ def nine_sets(limit: int | None) -> Iterator[tuple[str, list[Board], np.ndarray]
         yield name, boards, np.array([b.values for b in boards], dtype=np.int32)
 
 
-def bench_nine(limit: int | None, pure_count: int, dlx_count: int, repeats: int) -> None:
-    """Puzzles/s of every backend on the 9x9 benchmark files, with ratios against CaDiCaL in the same run."""
+def bench_nine(limit: int | None, pure_count: int, dlx_count: int, repeats: int, tdoku_path: str | None = None
+               ) -> None:
+    """Puzzles/s of every backend on the 9x9 benchmark files, with ratios against CaDiCaL (and tdoku, given the path
+    of its built library) in the same run; without tdoku the last column divides by its reference rates."""
     from ltn_sudoku.exact import kernel
 
     kernel.warm_up()  # loading the compiled code is measured in its own section
     sat = sat_available()
-    _print("## 9x9 uniqueness checks (limit 2), CPU time")
+    tdoku = Tdoku(tdoku_path) if tdoku_path else None
+    where = "measured in this run" if tdoku else "reference rates of ../shared/data/SOURCES.md, not this run"
+    _print(f"## 9x9 uniqueness checks (limit 2), CPU time; vs tdoku: {where}")
     _print()
     _print("| file | solver | puzzles | CPU s | puzzles/s | vs CaDiCaL | vs tdoku |")
     _print("|---|---|---:|---:|---:|---:|---:|")
     for name, boards, puzzles in nine_sets(limit):
-        kernel_runs, sat_runs = [], []
-        for _ in range(repeats):  # interleaved, so both see the same machine load
+        kernel_runs, sat_runs, tdoku_runs = [], [], []
+        for _ in range(repeats):  # interleaved, so all see the same machine load
             kernel_runs.append(run_kernel(puzzles))
             if sat:
                 sat_runs.append(run_sat(puzzles))
+            if tdoku:
+                tdoku_runs.append(run_tdoku(tdoku, puzzles))
         kernel_best = max(kernel_runs, key=lambda r: r.rate)
         sat_best = max(sat_runs, key=lambda r: r.rate) if sat else None
+        tdoku_best = max(tdoku_runs, key=lambda r: r.rate) if tdoku else None
         ratios = [k.rate / s.rate for k, s in zip(kernel_runs, sat_runs)]
-        runs = [kernel_best] + ([sat_best] if sat_best else [])
+        tdoku_ratios = [k.rate / t.rate for k, t in zip(kernel_runs, tdoku_runs)]
+        runs = [kernel_best] + ([sat_best] if sat_best else []) + ([tdoku_best] if tdoku_best else [])
         runs.append(run_pure("python", boards[:pure_count]))
         runs.append(run_pure("dlx", boards[:dlx_count]))
+        tdoku_rate = tdoku_best.rate if tdoku_best else TDOKU_RATES[name]
         for run in runs:
             reference = kernel_best.counts[: run.puzzles]
             agree = "" if run.counts == reference else " DISAGREES"
@@ -259,9 +317,12 @@ def bench_nine(limit: int | None, pure_count: int, dlx_count: int, repeats: int)
                 versus = f"{statistics.median(ratios):.1f}x (median of {len(ratios)})"
             else:
                 versus = f"{run.rate / sat_best.rate:.2f}x" if sat_best else "n/a"
-            tdoku = f"{run.rate / TDOKU_RATES[name]:.3f}x"
+            if run is kernel_best and tdoku_ratios:
+                versus_tdoku = f"{statistics.median(tdoku_ratios):.3f}x (median of {len(tdoku_ratios)})"
+            else:
+                versus_tdoku = f"{run.rate / tdoku_rate:.3f}x"
             _print(f"| {name.split('/')[-1]} | {run.solver}{agree} | {run.puzzles} | {run.cpu:.2f} | {run.rate:,.0f} "
-                   f"| {versus} | {tdoku} |")
+                   f"| {versus} | {versus_tdoku} |")
 
 
 def bench_single(limit: int | None, repeats: int) -> None:
@@ -423,7 +484,8 @@ SECTIONS: tuple[str, ...] = ("compile", "nine", "single", "generalized", "sparse
 
 def bench_all(quick: bool, repeats: int, limit: int | None, pure_count: int, dlx_count: int, ranks: Sequence[int],
               generalized_limit: int | None, pure_cap: float, generalized_pure_count: int,
-              sparse_per_size: int | None = None, sections: Sequence[str] = SECTIONS) -> None:
+              sparse_per_size: int | None = None, sections: Sequence[str] = SECTIONS,
+              tdoku_path: str | None = None) -> None:
     """The chosen sections (default all), in order; `quick` trims the data to about a minute in all."""
     import numba
 
@@ -445,7 +507,7 @@ def bench_all(quick: bool, repeats: int, limit: int | None, pure_count: int, dlx
             _print(f"- first {label}: {cpu:.2f} CPU s, {wall:.2f} s wall")
         _print()
     if "nine" in sections:
-        bench_nine(limit, pure_count, dlx_count, repeats)
+        bench_nine(limit, pure_count, dlx_count, repeats, tdoku_path)
         _print()
     if "single" in sections:
         bench_single(limit, repeats)
@@ -460,4 +522,4 @@ def bench_all(quick: bool, repeats: int, limit: int | None, pure_count: int, dlx
     _print(json.dumps({"quick": quick, "repeats": repeats, "limit": limit, "pure_count": pure_count,
                        "dlx_count": dlx_count, "ranks": list(ranks), "generalized_limit": generalized_limit,
                        "pure_cap": pure_cap, "generalized_pure_count": generalized_pure_count,
-                       "sparse_per_size": per_size, "sections": list(sections)}))
+                       "sparse_per_size": per_size, "sections": list(sections), "tdoku": tdoku_path}))
