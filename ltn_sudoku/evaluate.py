@@ -36,6 +36,7 @@ from ltn_sudoku.logic.operators import Operators, build_operators
 from ltn_sudoku.logic.search import search_metrics
 from ltn_sudoku.logic.runtime import configure_torch, run_directory
 from ltn_sudoku.paths import CHECKPOINTS_DIR, shared_file
+from ltn_sudoku.tiers import singles_loop_outcome
 
 DEFAULT_GIVENS_BINS: dict[int, list[tuple[int, int]]] = {4: [(4, 6), (7, 8), (9, 10)],
                                                           9: [(17, 23), (24, 29), (30, 35), (36, 40)]}
@@ -141,16 +142,23 @@ def open_boards_by_givens(n: int, per_bin: int, bins: list[tuple[int, int]], see
 
 
 def has_solution_by_givens(truths: np.ndarray, labels: np.ndarray, givens: np.ndarray, threshold: float,
-                           bins: list[tuple[int, int]]) -> dict[str, float]:
-    """hasSolution's balanced accuracy, AUROC and calibration error in every givens bin."""
+                           bins: list[tuple[int, int]], refuted: np.ndarray) -> tuple[dict[str, float], pd.DataFrame]:
+    """hasSolution's balanced accuracy, AUROC and calibration error in every givens bin and on all boards, beside
+    the singles loop's (impossible exactly when it meets a dead end) balanced accuracy on the same boards."""
     out: dict[str, float] = {}
-    for low, high in bins:
-        mask = (givens >= low) & (givens <= high)
-        if mask.any():
-            key = f"q2_has_solution_givens_{low}_{high}"
-            out.update(assess.binary_metrics(key, truths[mask], labels[mask], threshold))
-            out[f"{key}/balanced_accuracy"] = balanced_accuracy(truths[mask] >= threshold, labels[mask])
-    return out
+    rows = []
+    groups = [(f"{low}-{high}", f"q2_has_solution_givens_{low}_{high}", (givens >= low) & (givens <= high))
+              for low, high in bins]
+    for name, key, mask in [*groups, ("all", "q2_has_solution", np.ones_like(labels, dtype=bool))]:
+        if not mask.any():
+            continue
+        out.update(assess.binary_metrics(key, truths[mask], labels[mask], threshold))
+        out[f"{key}/balanced_accuracy"] = balanced_accuracy(truths[mask] >= threshold, labels[mask])
+        out[f"{key}/singles_balanced_accuracy"] = balanced_accuracy(~refuted[mask], labels[mask])
+        rows.append({"givens": name, "boards": int(mask.sum()), "balanced_accuracy": out[f"{key}/balanced_accuracy"],
+                     "auroc": out[f"{key}/auroc"], "ece": out[f"{key}/ece"],
+                     "singles_loop_balanced_accuracy": out[f"{key}/singles_balanced_accuracy"]})
+    return out, pd.DataFrame(rows).set_index("givens")
 
 
 def evaluate(cfg: DictConfig) -> dict[str, float]:
@@ -181,11 +189,14 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
 
     truths, labels = assess.has_solution_scores(model, ops, open_boards)
     threshold = float(model.has_solution_threshold)
-    metrics.update(assess.binary_metrics("q2_has_solution", truths, labels, threshold))
-    metrics["q2_has_solution/balanced_accuracy"] = balanced_accuracy(truths >= threshold, labels)
     metrics.update(_per_kind("q2_has_solution", truths, labels, open_boards.kinds, threshold))
     givens = (open_boards.puzzles > 0).sum(-1).numpy()
-    metrics.update(has_solution_by_givens(truths, labels, givens, threshold, bins))
+    refuted = singles_loop_outcome(open_boards.puzzles.numpy(), n)[1]
+    by_givens, has_solution_table = has_solution_by_givens(truths, labels, givens, threshold, bins, refuted)
+    metrics.update(by_givens)
+    print(f"\nhasSolution by givens (balanced open boards: half solvable, a quarter each obviously / subtly "
+          f"impossible; reads {model.config.solution_inputs!r} inputs; baseline: the singles loop, impossible when "
+          f"it meets a dead end)\n{has_solution_table.to_string(float_format=lambda x: f'{x:.3f}')}")
     for i, (predicted, observed, count) in enumerate(reliability(truths, labels)):
         metrics.update({f"q2_has_solution_reliability/{i}/predicted": predicted,
                         f"q2_has_solution_reliability/{i}/observed": observed,
@@ -199,7 +210,7 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
                                              extra=extra)
                       for name, boards, extra in solving_sources(cfg, n, seed, seen)], ignore_index=True)
     tables = {"tier": reasoning.by_tier(rows), "givens": reasoning.by_givens(rows, bins),
-              "source": reasoning.by_source(rows)}
+              "source": reasoning.by_source(rows), "has_solution": has_solution_table}
     if "difficulty" in rows and rows["difficulty"].notna().any():
         tables["difficulty"] = reasoning.by_difficulty(rows)
     for name, table in tables.items():

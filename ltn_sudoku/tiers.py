@@ -93,13 +93,20 @@ def tier_engine(tier: int) -> Engine:
 
 # ---- the singles loop: the plain baseline ---------------------------------------------------------------------------
 def singles_loop_batch(puzzles: np.ndarray, n: int) -> np.ndarray:
-    """Naked and hidden singles until none is left, on (m, n*n) puzzles (0 = empty): the boards reached.
+    """Naked and hidden singles until none is left, on (m, n*n) puzzles (0 = empty): the boards reached."""
+    return singles_loop_outcome(puzzles, n)[0]
+
+
+def singles_loop_outcome(puzzles: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The boards the singles loop reaches and (m,) bool: whether it met a dead end there (a refutation).
 
     Candidates are recomputed from the placed digits each round; every single found is placed at once. A board stops
     at a dead end (an empty cell without candidate, a digit without a place in a unit that lacks it, or two singles
-    of one digit in a unit), so the boards stay consistent and a completed board is a solution."""
+    of one digit in a unit), so the boards stay consistent and a completed board is a solution. A dead end proves
+    the puzzle impossible: the singles loop is the 20-line baseline of hasSolution too."""
     unit = geometry(n).unit_matrix.astype(np.float32)  # (3n, n*n): unit u holds cell c
     values = np.array(puzzles, dtype=np.int64).reshape(-1, n * n).copy()
+    refuted = np.zeros(len(values), dtype=bool)
     active = np.arange(len(values))  # boards still moving
     digits = np.arange(1, n + 1)
     while active.size:
@@ -112,10 +119,11 @@ def singles_loop_batch(puzzles: np.ndarray, n: int) -> np.ndarray:
         place = np.where(hidden.any(2), hidden.argmax(2) + 1, naked)
         dead = ((v == 0) & ~cand.any(2)).any(1) | ((places == 0) & ~in_unit).any((1, 2))
         dead |= (unit @ (place[:, :, None] == digits).astype(np.float32) > 1).any((1, 2))  # singles that clash
+        refuted[active[dead]] = True
         moving = (place > 0).any(1) & ~dead
         values[active[moving]] += place[moving]
         active = active[moving]
-    return values
+    return values, refuted
 
 
 def singles_loop(board: Board) -> Board:

@@ -10,7 +10,7 @@ import pytest
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.engine import Engine
-from ltn_sudoku.exact import solve
+from ltn_sudoku.exact import count_solutions_batch, solve
 from ltn_sudoku.generate import generate
 from ltn_sudoku.techniques.registry import FAMILY_MODULES
 from ltn_sudoku.tiers import (
@@ -19,6 +19,7 @@ from ltn_sudoku.tiers import (
     run_tiers,
     singles_loop,
     singles_loop_batch,
+    singles_loop_outcome,
     solve_within_tier,
     tier_of,
     tier_techniques,
@@ -158,6 +159,20 @@ def test_singles_loop_on_impossible_boards_keeps_the_givens() -> None:
     for board, row in zip(boards, reached):
         assert all(v == 0 or v == r for v, r in zip(board.values, row.tolist()))
         assert not (row > 0).all() or board.is_closed  # a board without solution is never completed
+
+
+@pytest.mark.parametrize("n", [4, 9])
+def test_singles_refutations_are_proofs_and_catch_the_obvious_boards(n: int) -> None:
+    impossible = [r for r in generate(n, "open_impossible", 40, seed=6)]
+    solvable = [r.board for r in generate(n, "open_solvable", 20, seed=6)]
+    puzzles = np.array([r.board.values for r in impossible] + [b.values for b in solvable])
+    reached, refuted = singles_loop_outcome(puzzles, n)
+    assert (reached == singles_loop_batch(puzzles, n)).all()
+    counts = count_solutions_batch(puzzles, limit=1)
+    assert not (refuted & (counts > 0)).any()  # a refutation is a proof (the exact solver agrees)
+    kinds = np.array([r.kind for r in impossible] + ["solvable"] * len(solvable))
+    assert refuted[kinds == "obvious"].all()  # a given clash is a dead end at once
+    assert refuted[kinds == "subtle"].mean() < 1 or n == 4  # 9x9: some subtle boards need more than singles
 
 
 def test_monotone_in_the_tier() -> None:
