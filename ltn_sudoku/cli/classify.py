@@ -69,6 +69,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--ltn-search", type=int, default=0, metavar="NODES",
                    help="also the LTN-guided search's verdict on each open board (solved / refuted / exhausted), "
                         "refining at most NODES boards; reported beside hasSolution, never mixed into it")
+    p.add_argument("--visual-checkpoint", type=Path, metavar="PT",
+                   help="PATH is a .npz of handwritten cell images (`images`, (n*n, 28, 28) uint8, row-major; "
+                        "docs/visual.md): this visual model reads the digits and answers isCorrect, then Q1-Q3 run "
+                        "on the read board")
     add_engine_arguments(p)
     return p
 
@@ -115,6 +119,7 @@ class Answerer:
     columns: list[str] = field(default_factory=list)
     ltn_dead_ends: bool = False
     ltn_search: int = 0
+    visual: ReportSection | None = None  # the visual model's answers on a board read from images
     _engine: Engine | None = field(default=None, repr=False)
     _ltn: LtnAnswers | None = field(default=None, repr=False)
 
@@ -137,6 +142,8 @@ class Answerer:
     def reports(self, boards: list[Board]) -> list[Report]:
         """The boards' reports: Q1/Q2 together (questions.classify_batch), then Q3 and the LTN board by board."""
         reports = classify_batch(boards, backend=self.backend, full=self.full)
+        if self.visual is not None:
+            reports = [report.with_section(self.visual) for report in reports]
         engine = self.engine()
         ltn = self.ltn_answers()
         if engine is None and ltn is None:
@@ -238,7 +245,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--ltn-search {args.ltn_search}: expected a number of boards, 0 for no search")
     if not args.no_heuristics:
         engine_from_args(args)  # an unknown technique name is a usage error before any work
-    name, records = iter_input(args)
+    visual = None
+    if args.visual_checkpoint is not None:
+        from ltn_sudoku.cli.visual import visual_input
+
+        name, records, visual = visual_input(args)
+    else:
+        name, records = iter_input(args)
     first = list(itertools.islice(records, 2))
     records = itertools.chain(first, records)
     heuristics, ltn = not args.no_heuristics, not args.no_ltn
@@ -246,7 +259,7 @@ def run(args: argparse.Namespace) -> int:
                         backend=args.backend, heuristics=heuristics, full=args.full_analysis,
                         techniques=args.techniques, no_uniqueness=args.no_uniqueness, ltn=ltn,
                         checkpoint=args.checkpoint, columns=csv_columns(heuristics, ltn, args.ltn_search > 0),
-                        ltn_dead_ends=args.ltn_dead_ends, ltn_search=args.ltn_search)
+                        ltn_dead_ends=args.ltn_dead_ends, ltn_search=args.ltn_search, visual=visual)
     with progress_bar(writing_file=out_kind is not None) as bar:
         if out_kind is None:
             _run_stream(answerer, records, args.jobs, sys.stdout, bar.update)
