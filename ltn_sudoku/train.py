@@ -19,10 +19,9 @@ import hydra
 import numpy as np
 import torch
 from omegaconf import DictConfig, OmegaConf
-from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from ltn_sudoku import data
+from ltn_sudoku import data, distributed
 from ltn_sudoku.config_check import check_config
 from ltn_sudoku.io import atomic_write_text
 from ltn_sudoku.logic import assess
@@ -153,7 +152,8 @@ def train(cfg: DictConfig) -> dict[str, float]:
 
         return train_visual(cfg)
     configure_torch(cfg)
-    run_dir = run_directory(cfg)
+    process = distributed.current()  # several under torchrun or a multi-task SLURM job; rank 0 alone writes
+    run_dir = distributed.from_main(run_directory(cfg), process)
     model_config = ModelConfig.from_cfg(cfg.model)
     model = LtnSudoku(model_config).to(cfg.device_resolved)
     base_ops = build_operators(cfg.logic)
@@ -186,7 +186,8 @@ def train(cfg: DictConfig) -> dict[str, float]:
     if scheduler_state is not None:
         scheduler.load_state_dict(scheduler_state)
     resolved = OmegaConf.to_container(cfg, resolve=True)
-    writer = SummaryWriter(str(run_dir / "tb"), purge_step=seen if cfg.train.resume else None)  # no repeated steps
+    loss_fn = distributed.loss_function(model, cfg, process)  # DDP on this rank's shard, amp, compile as configured
+    writer = distributed.summary_writer(process, run_dir / "tb", seen if cfg.train.resume else None)  # no repeats
     shuffle = torch.Generator().manual_seed(int(cfg.seed))
     for _ in range(start_epoch):  # the same batch order as an uninterrupted run
         torch.randperm(len(splits.train), generator=shuffle)
@@ -199,12 +200,13 @@ def train(cfg: DictConfig) -> dict[str, float]:
         keep = None if floor is None else (splits.train.puzzles > 0).sum(-1) >= floor
         batches = list(splits.train.batches(int(cfg.train.batch_size), shuffle, keep))
         bar = tqdm(batches, desc=f"epoch {epoch + 1}/{cfg.train.epochs}", unit="batch", dynamic_ncols=True,
-                   disable=not cfg.train.progress)
+                   disable=not cfg.train.progress or not process.is_main)
         for batch in bar:
-            result = objective(model, ops, batch, supervised=bool(cfg.train.supervised))
+            result = loss_fn(ops, batch, bool(cfg.train.supervised))
             optimizer.zero_grad()
             result.loss.backward()
-            if all(torch.isfinite(p.grad).all() for p in model.parameters() if p.grad is not None):
+            finite = [torch.isfinite(p.grad).all() for p in model.parameters() if p.grad is not None]
+            if not finite or torch.stack(finite).all():  # one device sync, not one per parameter
                 optimizer.step()
             else:
                 writer.add_scalar("train/nonfinite_batches", 1, seen)
@@ -229,8 +231,9 @@ def train(cfg: DictConfig) -> dict[str, float]:
         extra = _checkpoint_extra(model, epoch=epoch, best=best, stale=stale, boards_seen=seen,
                                   train_seconds=elapsed, optimizer=optimizer.state_dict(),
                                   scheduler=scheduler.state_dict(), metrics=metrics)
-        save_checkpoint(run_dir / "last.pt", model_config.size, resolved, model.state_dict(), extra)
-        if improved:
+        if process.is_main:
+            save_checkpoint(run_dir / "last.pt", model_config.size, resolved, model.state_dict(), extra)
+        if improved and process.is_main:
             save_checkpoint(run_dir / "best.pt", model_config.size, resolved, model.state_dict(),
                             _checkpoint_extra(model, epoch=epoch, metrics=metrics))
         LOG.info("epoch %d/%d: loss %.4f, solved %.4f, hasSolution %.4f, isCorrect %.4f, heuristics F1 %s, "
@@ -238,13 +241,14 @@ def train(cfg: DictConfig) -> dict[str, float]:
                  metrics["val/solve/board_accuracy"], metrics["val/has_solution/accuracy"],
                  metrics["val/is_correct/accuracy"], f"{metrics.get('val/heuristics/macro_f1', float('nan')):.4f}",
                  metrics["train/boards_per_cpu_second"], " (best)" if improved else "")
-        if stale > int(cfg.train.patience):
+        if distributed.from_main(stale > int(cfg.train.patience), process):
             break
     metrics["train/best_" + monitor.replace("/", "_")] = best if higher_is_better else -best
     metrics["train/stopped_epoch"] = float(epoch + 1)
     writer.add_hparams(_hparams(cfg), {k: v for k, v in metrics.items() if math.isfinite(v)}, run_name="hparams")
     writer.close()
-    atomic_write_text(run_dir / "metrics.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+    if process.is_main:
+        atomic_write_text(run_dir / "metrics.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
     return metrics
 
 
@@ -252,7 +256,8 @@ def train(cfg: DictConfig) -> dict[str, float]:
 def main(cfg: DictConfig) -> float:
     """Hydra entry point; returns the monitored metric (for sweepers)."""
     check_config(cfg, "train")
-    metrics = train(cfg)
+    with distributed.process_group(cfg):  # one process unless torchrun or a multi-task SLURM job started several
+        metrics = train(cfg)
     return float(metrics.get(str(cfg.train.monitor), float("nan")))
 
 

@@ -12,9 +12,11 @@ The `givens` axiom is reported but left out of the loss: clamping satisfies it b
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
+from ltn.core import LTNObject
 
 from ltn_sudoku.data import SOLVABLE, BoardSet
 from ltn_sudoku.logic.axioms import (DEFINITIONS, class_axioms, definition_axioms, rule_axioms, satisfaction,
@@ -43,8 +45,18 @@ class BatchResult:
     satisfaction: dict[str, float]
 
 
-def objective(model: LtnSudoku, ops: Operators, batch: BoardSet, supervised: bool = False) -> BatchResult:
-    """1 − SatAgg(KB) on a batch of open boards (solvable and impossible), with each axiom's satisfaction."""
+def _local(tensor: torch.Tensor) -> torch.Tensor:
+    return tensor
+
+
+def objective(model: LtnSudoku, ops: Operators, batch: BoardSet, supervised: bool = False,
+              gather: Callable[[torch.Tensor], torch.Tensor] = _local) -> BatchResult:
+    """1 − SatAgg(KB) on a batch of open boards (solvable and impossible), with each axiom's satisfaction.
+
+    `gather` is for data-parallel training (ltn_sudoku/distributed.py), where `batch` is this process's shard of the
+    global batch: it concatenates every process's per-board tensors, so each ∀b (not a mean over boards) and each
+    "any board?" test see the global batch. One process: the identity.
+    """
     g = model.grounding
     givens = one_hot_givens(batch.puzzles, g.n)
     solvable = batch.labels == SOLVABLE
@@ -54,9 +66,10 @@ def objective(model: LtnSudoku, ops: Operators, batch: BoardSet, supervised: boo
     formulas: dict[str, torch.Tensor] = {}
     report: dict[str, float] = {}
     steps = kb_steps(len(assignments), model.config.kb_every)
-    if practice.any():
+    if gather(practice).any():
         for step in steps:
-            sats = satisfaction(ops, rule_axioms(g, ops, assignments[step][practice], givens[practice]))
+            per_board = rule_axioms(g, ops, assignments[step][practice], givens[practice])
+            sats = satisfaction(ops, {k: LTNObject(gather(v.value), v.free_vars) for k, v in per_board.items()})
             for name, value in sats.items():
                 early = step != steps[-1] and model.config.exists_last and name in EXISTENTIAL_AXIOMS
                 if name not in untrained and not early:
@@ -64,20 +77,24 @@ def objective(model: LtnSudoku, ops: Operators, batch: BoardSet, supervised: boo
                 if step == steps[-1]:
                     report[name] = float(value.detach())
         known = practice & (batch.solutions > 0).all(-1)
-        if supervised and known.any():
+        if supervised and gather(known).any():
             truth = supervised_axiom(g, ops, assignments[-1][known], one_hot_givens(batch.solutions[known], g.n))
-            formulas["supervised"] = satisfaction(ops, {"supervised": truth})["supervised"]
+            formulas["supervised"] = satisfaction(ops, {"supervised": LTNObject(gather(truth.value),
+                                                                                truth.free_vars)})["supervised"]
     features = solution_features(model, ops, givens, assignments[-1].detach())
-    formulas["has_solution"], formulas["no_solution"] = class_axioms(ops, model.has_solution(features), solvable)
-    if model.config.techniques and solvable.any():
-        recommends = model.recommends(givens[solvable])
+    formulas["has_solution"], formulas["no_solution"] = class_axioms(ops, gather(model.has_solution(features)),
+                                                                     gather(solvable))
+    if model.config.techniques and gather(solvable).any():
+        # a DDP shard without solvable boards still joins the gather, with an empty part that autograd reaches
+        recommends = gather(model.recommends(givens[solvable]) if solvable.any()
+                            else model.recommends(givens.new_zeros(1, *givens.shape[1:]))[:0])
         formulas["recommends"], formulas["not_recommends"] = technique_axioms(
-            ops, recommends, batch.techniques[solvable])
+            ops, recommends, gather(batch.techniques[solvable]))
         defined = [i for i, name in enumerate(model.config.techniques) if name in DEFINITIONS]
         if defined:
             definitions = torch.stack(
                 [DEFINITIONS[model.config.techniques[i]](g, givens[solvable]) for i in defined], -1)
-            truths = definition_axioms(ops, recommends[:, defined], definitions)
+            truths = definition_axioms(ops, recommends[:, defined], gather(definitions))
             for i, truth in zip(defined, truths):
                 formulas[f"definition {model.config.techniques[i]}"] = truth
     for name in ("has_solution", "no_solution", "recommends", "not_recommends"):

@@ -1,0 +1,129 @@
+"""Data-parallel training (ltn_sudoku/distributed.py): 2 gloo processes under torchrun against the single-process run
+on the same global batches, rank-0-only writes, the run folder agreed by the ranks, resume, the submitit launcher."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import torch
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+from ltn_sudoku.logic.checkpoint import load_checkpoint
+from ltn_sudoku.logic.model import ModelConfig
+from ltn_sudoku.paths import REPO_ROOT
+from ltn_sudoku.train import build_splits, train
+from tests.test_train import TINY, config
+
+DATA = "data.train.solvable=21"  # with TINY's 8 impossible boards: 29 training boards, batches of 4
+ENV = {**os.environ, "PYTHONWARNINGS": "ignore", "OMP_NUM_THREADS": "1"}
+
+
+def batch_size_leaving_one(tmp_path: Path) -> str:
+    """A batch size (override) whose epoch ends on a 1-board batch, whose shard on rank 1 is empty."""
+    cfg = config(tmp_path, DATA)
+    boards = len(build_splits(cfg, ModelConfig.from_cfg(cfg.model)).train)
+    return f"train.batch_size={next(size for size in range(4, 9) if boards % size == 1)}"
+
+
+def torchrun(*overrides: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+               "-m", "ltn_sudoku.train", "model=4x4", *TINY, *overrides]
+    done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, env=ENV, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def losses(run: Path) -> list[tuple[int, float]]:
+    """(boards seen, loss) of every training batch, as TensorBoard holds them."""
+    scalars = []
+    for events in (run / "tb").rglob("events.out.tfevents.*"):
+        accumulator = EventAccumulator(str(events)).Reload()
+        if "train/loss" in accumulator.Tags()["scalars"]:
+            scalars += [(e.step, e.value) for e in accumulator.Scalars("train/loss")]
+    return sorted(scalars)
+
+
+def assert_same_curve(first: list[tuple[int, float]], second: list[tuple[int, float]]) -> None:
+    """Losses after the same boards (steps equal), equal within float32 tolerance."""
+    assert [step for step, _ in first] == [step for step, _ in second]
+    assert torch.allclose(torch.tensor([v for _, v in first]), torch.tensor([v for _, v in second]), rtol=1e-5,
+                          atol=1e-6)
+
+
+def assert_same_weights(a: Path, b: Path) -> None:
+    first, second = load_checkpoint(a)["state_dict"], load_checkpoint(b)["state_dict"]
+    assert first.keys() == second.keys()
+    for key in first:
+        # float32 sums in another order (DDP's mean of two gradients), which Adam's normalisation amplifies where a
+        # gradient is near 0: a few 1e-6 measured, tolerance well under 1 % of one Adam step (lr 3e-3)
+        assert torch.allclose(first[key].float(), second[key].float(), rtol=1e-4, atol=2e-5), key
+
+
+@dataclass
+class Runs:
+    root: Path
+    batch_size: str  # the override
+    single: Path  # one process
+    ddp: Path  # two processes: rank 0's Hydra folder
+    other: Path  # rank 1's Hydra folder
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
+    """One epoch in one process (this one) and in two gloo processes under torchrun, same config and seed; the
+    ranks' Hydra folders differ on purpose (h0, h1) and no run_dir is given: rank 0's folder must be the run's."""
+    root = tmp_path_factory.mktemp("ddp")
+    size = batch_size_leaving_one(root)
+    train(config(root / "single", "train.epochs=1", DATA, size))
+    torchrun("train.epochs=1", DATA, size, f"hydra.run.dir={root}/h" + "${oc.env:RANK}")
+    return Runs(root, size, root / "single", root / "h0", root / "h1")
+
+
+def test_two_processes_reproduce_the_single_process_loss_curve(runs: Runs) -> None:
+    single, ddp = losses(runs.single), losses(runs.ddp)
+    assert len(single) >= 4
+    assert_same_curve(single, ddp)
+    assert_same_weights(runs.single / "last.pt", runs.ddp / "last.pt")
+    one, two = (json.loads((run / "metrics.json").read_text()) for run in (runs.single, runs.ddp))
+    assert one["train/boards_seen"] == two["train/boards_seen"]
+    assert one["val/loss"] == pytest.approx(two["val/loss"], rel=1e-5)
+
+
+def test_rank_zero_alone_writes_into_its_run_folder(runs: Runs) -> None:
+    ddp, other = runs.ddp, runs.other
+    assert {"last.pt", "best.pt", "metrics.json", "tb"} <= {p.name for p in ddp.iterdir()}
+    assert not {"last.pt", "best.pt", "metrics.json", "tb"} & {p.name for p in other.iterdir()}  # rank 1's Hydra folder
+    files = sorted(p.parent.name for p in (ddp / "tb").rglob("events.out.tfevents.*"))
+    assert files == sorted(p.parent.name for p in (runs.single / "tb").rglob("events.out.tfevents.*"))
+    logs = [line for log in (ddp, other) for line in (log / "train.log").read_text().splitlines()]
+    assert sum("epoch 1/1" in line for line in logs) == 1  # rank 0 logs, rank 1 only warnings
+
+
+def test_a_resumed_distributed_run_ends_where_an_uninterrupted_one_does(runs: Runs) -> None:
+    root, size = runs.root, runs.batch_size
+    torchrun("train.epochs=2", DATA, size, f"train.resume={runs.ddp / 'last.pt'}", f"run_dir={root / 'resumed'}",
+             f"hydra.run.dir={root / 'h_resumed'}")
+    train(config(root / "straight", "train.epochs=2", DATA, size))
+    assert load_checkpoint(root / "resumed" / "last.pt")["extra"]["epoch"] == 1
+    assert_same_weights(root / "straight" / "last.pt", root / "resumed" / "last.pt")
+    assert_same_curve(losses(root / "resumed"), losses(root / "straight")[len(losses(runs.single)):])  # epoch 2
+
+
+def test_local_submitit_launcher_runs_a_two_job_sweep(tmp_path: Path) -> None:
+    sweep = tmp_path / "sweep"
+    command = [sys.executable, "-m", "ltn_sudoku.train", "-m", "hydra/launcher=local_submitit", "model=4x4",
+               "logic=stable_product,goedel", "train.epochs=1", *TINY, f"hydra.sweep.dir={sweep}",
+               "hydra.sweep.subdir=${hydra.job.num}"]
+    done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, env=ENV, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    for job, family in (("0", "stable_product"), ("1", "goedel")):
+        metrics = json.loads((sweep / job / "metrics.json").read_text())
+        assert metrics["train/epoch"] == 1
+        assert load_checkpoint(sweep / job / "last.pt")["config"]["logic"]["family"] == family
+    assert len(list((sweep / ".submitit").rglob("*_result.pkl"))) == 2  # each job ran as a submitit job
