@@ -57,7 +57,7 @@ def test_generated_labels_are_true_and_balanced(n: int) -> None:
     valid = boards.boards.valid
     assert valid.sum() == 12 and (~valid).sum() == 12
     assert all(_units_ok(d, n) == bool(v) for d, v in zip(boards.digits, valid))
-    assert set(k for k, v in zip(boards.kinds, valid) if not v) == {"random", "swap", "change", "latin_blocks"}
+    assert {k for k, v in zip(boards.kinds, valid) if not v} == {"random", "swap", "change", "latin_blocks"}
 
 
 def test_seeded_and_split_apart(pools4: dict) -> None:

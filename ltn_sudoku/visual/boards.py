@@ -33,7 +33,7 @@ class BoardImages:
 
     @property
     def n(self) -> int:
-        return int(round(self.images.shape[1] ** 0.5))
+        return round(self.images.shape[1] ** 0.5)
 
 
 @dataclass(frozen=True)

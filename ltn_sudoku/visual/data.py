@@ -6,9 +6,10 @@ come from `data.test_seed` and MNIST's t10k file, the same for every split of a 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ltn_sudoku.visual.boards import VisualBoards, make_boards
 from ltn_sudoku.visual.mnist import image_pools

@@ -95,7 +95,7 @@ def image_pools(folder: str | Path, n: int) -> dict[str, Pool]:
     for d in range(1, n + 1):
         members = np.flatnonzero(train.labels == d)
         members = members[rng.permutation(members.size)]
-        cut = int(round(members.size * VAL_SHARE))
+        cut = round(members.size * VAL_SHARE)
         sources["val"][d], sources["train"][d] = np.sort(members[:cut]), np.sort(members[cut:])
         sources["test"][d] = np.flatnonzero(test.labels == d)
     files = {"train": train, "val": train, "test": test}

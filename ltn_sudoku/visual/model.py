@@ -10,8 +10,9 @@ beside the reader's; they are learned with it from the labelled axioms ∀b:vali
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import torch
 from torch import nn

@@ -1,0 +1,147 @@
+#!/usr/bin/env python
+"""Visual Sudoku (ViSudo-PC shape): LTN vs CNN board classifier vs oracle grounding, by training-set size.
+
+For every split (seed) the boards are made once (ltn_sudoku.visual.data); each training-set size takes the first k
+training boards. On the same held-out test boards (MNIST t10k images) it prints, mean ± std over the splits: board
+accuracy of the LTN (isCorrect from board labels only), of the CNN baseline (board labels only) and of the oracle
+grounding (a digit reader trained with the training cells' digit labels + the exact check); the permutation-matched
+digit accuracy of the LTN's reader and the oracle's; CPU training seconds; the process's peak memory.
+
+    python scripts/bench_visual.py --size 4 --train-boards 10 50 100 --splits 5 [--json docs/figures/visual_4x4.json]
+    (extra Hydra overrides of the LTN's config after --, e.g. -- logic=product train.epochs=60; the baselines train
+    for the same epochs, batch size and learning rate)
+    python scripts/bench_visual.py --size 4 --from-json a.json b.json     # one table from runs made in parallel
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from hydra import compose, initialize_config_dir
+from omegaconf import open_dict
+
+from ltn_sudoku.paths import CONF_DIR
+from ltn_sudoku.visual.baselines import (
+    board_cnn_predict,
+    oracle_predict,
+    read_digits,
+    train_board_cnn,
+    train_oracle_reader,
+)
+from ltn_sudoku.visual.data import VisualData, build_data
+from ltn_sudoku.visual.evaluate import BoardScores, digit_accuracy
+from ltn_sudoku.visual.train import train_visual
+
+MODELS = ("ltn", "cnn", "oracle")
+
+
+def ltn_config(size: int, k: int, split: int, run_dir: str, overrides: list[str]) -> Any:
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=[f"model=visual_{size}x{size}", f"data.train_boards={k}", f"seed={split}",
+                                           "train.progress=false", "threads=1", f"run_dir={run_dir}", *overrides])
+    return cfg
+
+
+def one_run(data: VisualData, size: int, k: int, split: int, overrides: list[str]) -> dict[str, dict[str, float]]:
+    """Board and digit accuracy and CPU seconds of the three models trained on the first k training boards."""
+    sub = VisualData(data.train.select(slice(0, k)), data.val, data.test)
+    test = sub.test.boards
+    out: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory() as run_dir:
+        cfg = ltn_config(size, k, split, run_dir, overrides)
+        start = time.process_time()
+        metrics = train_visual(cfg, data=sub)
+        out["ltn"] = {"board": metrics["test/board_accuracy"], "digit": metrics["test/digit_accuracy"],
+                      "read_check": metrics["test/read_then_check/board_accuracy"],
+                      "cpu_s": time.process_time() - start}
+    t = cfg.train
+    start = time.process_time()
+    cnn = train_board_cnn(sub.train.boards, int(t.epochs), int(t.batch_size), float(t.lr), split)
+    out["cnn"] = {"board": BoardScores.of(board_cnn_predict(cnn, test), test.valid).accuracy,
+                  "cpu_s": time.process_time() - start}
+    start = time.process_time()
+    reader = train_oracle_reader(sub.train, int(t.epochs), int(t.batch_size), float(t.lr), split)
+    out["oracle"] = {"board": BoardScores.of(oracle_predict(reader, test), test.valid).accuracy,
+                     "digit": digit_accuracy(read_digits(reader, test), sub.test.digits, size),
+                     "cpu_s": time.process_time() - start}
+    return out
+
+
+def _cell(values: list[float]) -> str:
+    return f"{100 * np.mean(values):5.1f} ± {100 * np.std(values):4.1f}" if values else "    -      "
+
+
+def print_table(size: int, runs: list[dict[str, Any]], note: str) -> None:
+    """Mean ± std over the splits of each training-set size."""
+    splits = sorted({r["split"] for r in runs})
+    print(f"\n{size}x{size}, splits {splits}; {note}")
+    print(f"{'boards':>6} | {'LTN board %':>13} | {'CNN board %':>13} | {'oracle board %':>14} | "
+          f"{'LTN digit %':>13} | {'oracle digit %':>14} | {'LTN/CNN/oracle CPU s':>22}")
+    for k in sorted({r["train_boards"] for r in runs}):
+        rows = [r for r in runs if r["train_boards"] == k]
+        col = {m: {key: [r[m][key] for r in rows if key in r[m]] for key in ("board", "digit", "cpu_s")}
+               for m in MODELS}
+        cpu = "/".join(f"{np.mean(col[m]['cpu_s']):.0f}" for m in MODELS)
+        print(f"{k:>6} | {_cell(col['ltn']['board']):>13} | {_cell(col['cnn']['board']):>13} | "
+              f"{_cell(col['oracle']['board']):>14} | {_cell(col['ltn']['digit']):>13} | "
+              f"{_cell(col['oracle']['digit']):>14} | {cpu:>22}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, choices=(4, 9), required=True)
+    parser.add_argument("--train-boards", type=int, nargs="+", default=[10, 50, 100])
+    parser.add_argument("--splits", type=int, default=5)
+    parser.add_argument("--first-split", type=int, default=0)
+    parser.add_argument("--json", type=Path, help="also write every run's figures here")
+    parser.add_argument("--from-json", type=Path, nargs="+", metavar="FILE",
+                        help="train nothing: print the table of the runs saved by earlier --json runs (e.g. splits "
+                             "run in parallel processes)")
+    parser.add_argument("overrides", nargs="*", help="Hydra overrides of the LTN's config (after --)")
+    args = parser.parse_args()
+    if args.from_json:
+        saved = [json.loads(f.read_text()) for f in args.from_json]
+        print_table(args.size, [r for s in saved if s["size"] == args.size for r in s["runs"]],
+                    "from " + ", ".join(map(str, args.from_json)) + "; overrides: " +
+                    " | ".join(" ".join(s["overrides"]) or "(none)" for s in saved) +
+                    "; peak memory " + ", ".join(f"{s['peak_mb']:.0f}" for s in saved) + " MB")
+        return
+    torch.set_num_threads(1)
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        base = compose("config", overrides=[f"model=visual_{args.size}x{args.size}", *args.overrides])
+    with open_dict(base):
+        base.data.train_boards = max(args.train_boards)
+    wall = time.perf_counter()
+    runs: list[dict[str, Any]] = []
+    for split in range(args.first_split, args.first_split + args.splits):
+        data = build_data(args.size, base.data, split)
+        for k in args.train_boards:
+            result = one_run(data, args.size, k, split, args.overrides)
+            runs.append({"split": split, "train_boards": k, **result})
+            print(f"split {split} k={k}: " + ", ".join(f"{m} {result[m]['board']:.3f}" for m in MODELS), flush=True)
+            if args.json is not None:  # after every run: a stopped benchmark keeps what it measured
+                _write(args.json, args.size, args.overrides, runs)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print_table(args.size, runs, f"{base.data.test_boards} held-out test boards; overrides: "
+                f"{' '.join(args.overrides) or '(none)'}; peak memory {peak:.0f} MB, "
+                f"wall {time.perf_counter() - wall:.0f} s")
+    if args.json is not None:
+        _write(args.json, args.size, args.overrides, runs)
+
+
+def _write(path: Path, size: int, overrides: list[str], runs: list[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    path.write_text(json.dumps({"size": size, "overrides": overrides, "runs": runs, "peak_mb": peak}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
