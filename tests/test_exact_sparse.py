@@ -3,6 +3,7 @@ checked against CaDiCaL on its own CNF and against the pure-Python search."""
 
 from __future__ import annotations
 
+import gc
 import time
 
 import numpy as np
@@ -114,6 +115,23 @@ def test_sat_cnf_of_a_dead_candidate_set_is_unsatisfiable() -> None:
     candidates = np.ones((16 * 16, 16), bool)
     candidates[:16, 5] = False  # digit 6 has no place in row 1
     assert sat.count(candidates, 16, 2, 0)[0] == 0
+
+
+def test_sat_count_restores_the_garbage_collector() -> None:
+    """SatCount builds its CNF with the collector off; it must leave it as it found it, on or off, even on error."""
+    candidates = np.ones((16 * 16, 16), bool)
+    assert gc.isenabled()
+    sat.SatCount(candidates, 16, 2, 0).close()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        sat.SatCount(candidates, 16, 2, 0).close()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(IndexError):
+        sat.SatCount(candidates[:5], 16, 2, 0)  # too few cells: the CNF cannot be built
+    assert gc.isenabled()
 
 
 def test_dead_end_budget_leaves_small_sides_uncapped() -> None:
