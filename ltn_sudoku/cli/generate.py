@@ -10,7 +10,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from ltn_sudoku._generate_solver import SOLVER_BACKENDS
+from ltn_sudoku.generate.solver import SOLVER_BACKENDS
 from ltn_sudoku.cli import UsageError
 from ltn_sudoku.generate import CLASSES, GenerationError, LabelledBoard, generate, generate_mixed, write_csv
 

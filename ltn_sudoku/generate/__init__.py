@@ -23,8 +23,8 @@ from typing import Iterable, Protocol, Sequence, cast
 import numpy as np
 import pandas as pd
 
-from ltn_sudoku._generate_run import IMPOSSIBLE_BASES, GenerationError, Stream, run_streams
-from ltn_sudoku._generate_solver import SOLVER_BACKENDS
+from ltn_sudoku.generate.run import IMPOSSIBLE_BASES, GenerationError, Stream, run_streams
+from ltn_sudoku.generate.solver import SOLVER_BACKENDS
 from ltn_sudoku.board import SUPPORTED_SIZES, Board
 from ltn_sudoku.io import FormatError, atomic_write_text, encode_cells, read_records
 

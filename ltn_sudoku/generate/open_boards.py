@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ltn_sudoku._generate_closed import fresh_grids
-from ltn_sudoku._generate_grids import GRID_DTYPE, candidates, dead_ends, forced_cells, random_ranks
-from ltn_sudoku._generate_solver import Made, count_batch, with_count
+from ltn_sudoku.generate.closed_boards import fresh_grids
+from ltn_sudoku.generate.grids import GRID_DTYPE, candidates, dead_ends, forced_cells, random_ranks
+from ltn_sudoku.generate.solver import Made, count_batch, with_count
 
 MOVE_TRIES = 16  # wrong digits tried per impossible board before it is dropped
 

@@ -15,9 +15,9 @@ from typing import Callable
 
 import numpy as np
 
-from ltn_sudoku import _generate_closed as closed
-from ltn_sudoku import _generate_open as open_
-from ltn_sudoku._generate_solver import Made
+from ltn_sudoku.generate import closed_boards as closed
+from ltn_sudoku.generate import open_boards as open_
+from ltn_sudoku.generate.solver import Made
 CLOSED_MAKERS: dict[str, Callable[[int, int, np.random.Generator, str], Made]] = {
     "valid": closed.make_valid,
     "random": closed.make_random,
