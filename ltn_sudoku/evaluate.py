@@ -194,9 +194,17 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
     refuted = singles_loop_outcome(open_boards.puzzles.numpy(), n)[1]
     by_givens, has_solution_table = has_solution_by_givens(truths, labels, givens, threshold, bins, refuted)
     metrics.update(by_givens)
+    silent = ~refuted  # where the 20-line baseline cannot tell (it calls them all solvable)
+    metrics.update(assess.binary_metrics("q2_has_solution_singles_silent", truths[silent], labels[silent], threshold))
+    metrics["q2_has_solution_singles_silent/balanced_accuracy"] = balanced_accuracy(
+        truths[silent] >= threshold, labels[silent])
+    metrics["q2_has_solution_singles_silent/impossible"] = float((labels[silent] == 0).sum())
     print(f"\nhasSolution by givens (balanced open boards: half solvable, a quarter each obviously / subtly "
           f"impossible; reads {model.config.solution_inputs!r} inputs; baseline: the singles loop, impossible when "
-          f"it meets a dead end)\n{has_solution_table.to_string(float_format=lambda x: f'{x:.3f}')}")
+          f"it meets a dead end)\n{has_solution_table.to_string(float_format=lambda x: f'{x:.3f}')}\n"
+          f"where the singles loop meets no dead end ({int(silent.sum())} boards, "
+          f"{int(metrics['q2_has_solution_singles_silent/impossible'])} impossible): balanced accuracy "
+          f"{metrics['q2_has_solution_singles_silent/balanced_accuracy']:.3f} (the loop: 0.5)")
     for i, (predicted, observed, count) in enumerate(reliability(truths, labels)):
         metrics.update({f"q2_has_solution_reliability/{i}/predicted": predicted,
                         f"q2_has_solution_reliability/{i}/observed": observed,
