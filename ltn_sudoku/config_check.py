@@ -115,7 +115,7 @@ def _visual_checks(cfg: DictConfig, entry: str) -> None:
     for key in ("model.channels", "model.hidden", "data.train_boards", "data.val_boards", "data.test_boards",
                 "train.epochs", "train.batch_size"):
         _integer(cfg, key, 1)
-    for key in ("data.test_seed", "train.patience"):
+    for key in ("data.test_seed", "train.patience", "train.shift"):
         _integer(cfg, key, 0)
     axioms = _value(cfg, "model.axioms")
     if axioms is not None and (not axioms or any(a not in VISUAL_AXIOMS for a in axioms)):

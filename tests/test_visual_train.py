@@ -74,3 +74,12 @@ def test_bad_visual_configs_are_refused(tmp_path: Path, override: str, message: 
     with pytest.raises(SystemExit) as exit_info:
         check_config(cfg, "train")
     assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_sweep_axes_override_the_visual_defaults(tmp_path: Path) -> None:
+    """model=visual_* selects data=visual, train=visual, logic=visual; a sweep's logic=... and data.* still win."""
+    cfg = config(tmp_path)
+    assert (cfg.logic.family, cfg.data.train_boards, cfg.train.monitor) == ("stable_product", 8, "val/board_accuracy")
+    cfg = config(tmp_path, "logic=lukasiewicz", "data.train_boards=50")
+    assert (cfg.logic.family, cfg.data.train_boards) == ("lukasiewicz", 50)
+    check_config(cfg, "train")

@@ -61,6 +61,23 @@ def objective(model: VisualLtn, ops: Operators, images: torch.Tensor, valid: tor
     return loss, {k: float(v.detach()) for k, v in parts.items()}
 
 
+def shifted(images: torch.Tensor, pixels: int, generator: torch.Generator) -> torch.Tensor:
+    """Each image moved by its own random offset of up to `pixels` in each direction (zero fill): augmentation that
+    leaves every digit, so every board label, as it was; it keeps the reader from memorising the few training
+    images into labellings that satisfy each board's rules without being a digit reader."""
+    if pixels <= 0:
+        return images
+    lead = images.shape[:-2]
+    flat = images.reshape(-1, 28, 28)
+    count = len(flat)
+    padded = torch.nn.functional.pad(flat, (pixels, pixels, pixels, pixels))
+    dy, dx = (torch.randint(0, 2 * pixels + 1, (2, count), generator=generator)).to(images.device)
+    grid = torch.arange(28, device=images.device)
+    rows = (grid[None, :] + dy[:, None])[:, :, None]
+    cols = (grid[None, :] + dx[:, None])[:, None, :]
+    return padded[torch.arange(count, device=images.device)[:, None, None], rows, cols].reshape(*lead, 28, 28)
+
+
 @torch.no_grad()
 def is_correct_truth(model: VisualLtn, ops: Operators, images: torch.Tensor, batch: int = 128) -> torch.Tensor:
     """(boards,) isCorrect's truth on boards of images."""
@@ -86,8 +103,8 @@ def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, 
         model.train()
         batches = list(minibatches(len(valid), int(t.batch_size), generator))
         for rows in tqdm(batches, desc=f"epoch {epoch + 1}/{t.epochs}", unit="batch", disable=not t.progress):
-            loss, parts = objective(model, ops, images[rows], valid[rows], float(t.rules_weight),
-                                    bool(t.labels_teach_reader))
+            batch = shifted(images[rows], int(t.get("shift", 0)), generator)
+            loss, parts = objective(model, ops, batch, valid[rows], float(t.rules_weight), bool(t.labels_teach_reader))
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
