@@ -13,9 +13,14 @@ from pathlib import Path
 import pytest
 import torch
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+from torch import nn
 
+from ltn_sudoku import distributed
 from ltn_sudoku.logic.checkpoint import load_checkpoint
-from ltn_sudoku.logic.model import ModelConfig
+from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
+from ltn_sudoku.logic.objective import objective
+from ltn_sudoku.logic.operators import build_operators
+from ltn_sudoku.logic.runtime import configure_torch
 from ltn_sudoku.paths import REPO_ROOT
 from ltn_sudoku.train import build_splits, train
 from tests.test_train import TINY, config
@@ -127,3 +132,21 @@ def test_local_submitit_launcher_runs_a_two_job_sweep(tmp_path: Path) -> None:
         assert metrics["train/epoch"] == 1
         assert load_checkpoint(sweep / job / "last.pt")["config"]["logic"]["family"] == family
     assert len(list((sweep / ".submitit").rglob("*_result.pkl"))) == 2  # each job ran as a submitit job
+
+
+def test_amp_runs_the_networks_in_bfloat16_and_keeps_the_loss_close(tmp_path: Path) -> None:
+    cfg = config(tmp_path, "train.amp=true")
+    configure_torch(cfg)
+    model = LtnSudoku(ModelConfig.from_cfg(cfg.model))
+    batch = next(build_splits(cfg, model.config).train.batches(8))
+    ops = build_operators(cfg.logic)
+    full = objective(model, ops, batch).loss
+    dtypes: set[torch.dtype] = set()
+    for module in model.modules():
+        if isinstance(module, nn.Linear):
+            module.register_forward_hook(lambda _m, _i, out: dtypes.add(out.dtype))
+    mixed = distributed.loss_function(model, cfg, distributed.Process())(ops, batch, False).loss
+    assert dtypes == {torch.bfloat16}  # every linear layer ran in bf16
+    assert mixed.dtype == torch.float32 and abs(mixed.item() - full.item()) < 0.02  # bf16: ~3 significant digits
+    mixed.backward()
+    assert all(torch.isfinite(p.grad).all() for p in model.parameters() if p.grad is not None)
