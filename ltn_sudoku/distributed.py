@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 import torch
 import torch.distributed as dist
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.tensorboard import SummaryWriter
@@ -85,6 +85,8 @@ def process_group(cfg: DictConfig) -> Iterator[Process]:
     if launched_world_size() <= 1 or current().distributed:
         yield current()
         return
+    if OmegaConf.select(cfg, "model.kind") == "visual":
+        raise ValueError("model=visual_* trains in one process (its own loop): run it without torchrun / tasks > 1")
     if "RANK" not in os.environ:
         import submitit
 
