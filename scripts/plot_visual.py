@@ -33,7 +33,7 @@ def main() -> None:
     boards = make_boards(n, args.boards, args.seed, image_pools(args.mnist, n)["test"], "test")
     truth, read = board_predictions(model, ops, boards.boards)
     figure, axes = new_axes((3.2 * args.boards, 3.6))
-    axes.axis("off")
+    axes.remove()  # one subplot per board instead
     for b in range(args.boards):
         ax = figure.add_subplot(1, args.boards, b + 1)
         grid = boards.boards.images[b].reshape(n, n, 28, 28).transpose(0, 2, 1, 3).reshape(n * 28, n * 28)
@@ -49,7 +49,7 @@ def main() -> None:
             ax.axvline(line * 28 - 0.5, color="black", linewidth=1.5)
         verdict = "valid" if truth[b] > 0.5 else "invalid"
         actual = "valid" if boards.boards.valid[b] else f"invalid ({boards.kinds[b]})"
-        ax.set_title(f"isCorrect {truth[b]:.2f} → {verdict}\ntruth: {actual}", fontsize=9)
+        ax.set_xlabel(f"isCorrect {truth[b]:.2f} → {verdict}\ntruth: {actual}", fontsize=9)
         ax.set_xticks([])
         ax.set_yticks([])
     save(figure, args.out)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import argparse
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 
@@ -76,7 +76,7 @@ def read_visual_board(path: Path, checkpoint: Path) -> tuple[Board, VisualSectio
     from ltn_sudoku.visual.train import load_visual
 
     images = load_cells(path)
-    n = int(round(len(images) ** 0.5))
+    n = round(len(images) ** 0.5)
     try:
         model, ops, _ = load_visual(str(checkpoint))
     except CheckpointError as e:
@@ -86,7 +86,7 @@ def read_visual_board(path: Path, checkpoint: Path) -> tuple[Board, VisualSectio
     filled = images.reshape(len(images), -1).max(axis=1) >= BLANK_LEVEL
     with torch.no_grad():
         probs = model.has_value(torch.from_numpy(images)[None])[0]
-        digits = np.where(filled, probs.argmax(-1).numpy() + 1, 0)
+        digits = np.where(filled, model.names[probs.argmax(-1)].numpy() + 1, 0)  # the checkpoint's digit names
         truth = float(model.is_correct(ops, probs[None])[0]) if filled.all() else None
     sure = probs.max(-1).values.numpy()[filled]
     board = Board(digits.tolist(), n)
