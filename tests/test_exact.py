@@ -244,3 +244,18 @@ def test_kernel_agrees_with_python_search_on_all_17_clue_puzzles() -> None:
     for board, first in zip(boards, firsts):
         reference = solutions(board, 2, "python")
         assert len(reference) == 1 and reference[0].values == tuple(first.tolist())
+
+
+# ---- the install's warm-up -------------------------------------------------------------------------------------------
+def test_warmup_compiles_every_entry_point_of_a_classify_run(capsys: pytest.CaptureFixture[str]) -> None:
+    """`make install` runs the warm-up so the first classify-board loads machine code: each kernel entry point the
+    CLI reaches must have been compiled (or loaded) by it, for the dtype the CLI passes."""
+    from ltn_sudoku.exact import kernel, warmup
+
+    assert warmup.main() == 0
+    assert "CPU s" in capsys.readouterr().out
+    for entry, arg_type in ((kernel._solve_rows, "array(int32, 2d, C)"), (kernel._count_cells, "readonly bytes(uint8"),
+                            (kernel._count_capped, "array(int32, 1d, C)"),
+                            (kernel._root_candidates, "array(int32, 1d, C)"),
+                            (kernel.count_solutions_nb, "array(int32, 1d, C)")):
+        assert any(str(sig[0]).startswith(arg_type) for sig in entry.signatures), (entry, entry.signatures)
