@@ -394,7 +394,7 @@ class Board:
         return "\n".join(lines)
 
 
-# The slots' own setters: the single-board path sets them without Board.__setattr__ (which refuses) or __init__'s checks.
+# The slots' own setters: the parsers' path sets them without Board.__setattr__ (which refuses) or __init__'s checks.
 _SET_N, _SET_VALUES, _SET_CELLS = (getattr(Board, slot).__set__ for slot in ("n", "values", "_cells"))
 
 
