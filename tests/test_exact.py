@@ -259,3 +259,13 @@ def test_warmup_compiles_every_entry_point_of_a_classify_run(capsys: pytest.Capt
                             (kernel._root_candidates, "array(int32, 1d, C)"),
                             (kernel.count_solutions_nb, "array(int32, 1d, C)")):
         assert any(str(sig[0]).startswith(arg_type) for sig in entry.signatures), (entry, entry.signatures)
+
+
+def test_tdoku_input_is_the_line_format_with_a_nul() -> None:
+    """bench_exact.py --tdoku hands tdoku 81 chars ('.' or '1'..'9') and a NUL, its standard (not pencilmark) input."""
+    from ltn_sudoku.exact._bench import Tdoku
+
+    boards = [Board.from_string(SEED_9), Board.empty(9)]
+    text = Tdoku.text(np.array([b.values for b in boards], np.int32))
+    assert text.shape == (2, 82) and not text[:, 81].any()
+    assert [bytes(row[:81]).decode("ascii") for row in text] == [b.to_line() for b in boards]
