@@ -272,7 +272,7 @@ class Board:
 
     def cell_bytes(self) -> bytes:
         """The cells as one byte each (every supported side fits: digits <= 81), kept from from_cell_bytes or built:
-        with np.frombuffer the cheapest way from a board to an array."""
+        the cheapest form to hand to compiled code (numba reads bytes as an array; so does np.frombuffer)."""
         cells = self._cells
         return cells if cells is not None else bytes(self.values)
 
