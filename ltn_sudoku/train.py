@@ -220,7 +220,8 @@ def train(cfg: DictConfig) -> dict[str, float]:
         elapsed += time.process_time() - started
         metrics = validate(model, ops, splits)
         metrics.update({"train/epoch": epoch + 1, "train/boards_seen": seen, "train/cpu_seconds": elapsed,
-                        "train/boards_per_cpu_second": seen / max(elapsed, 1e-9)})
+                        "train/boards_per_cpu_second": seen / max(elapsed, 1e-9),  # rank 0's CPU
+                        "train/processes": process.world_size})
         for name, value in metrics.items():
             writer.add_scalar(name, value, seen)
         writer.add_scalar("logic/p_forall", ops.p_forall, seen)

@@ -97,6 +97,7 @@ def test_two_processes_reproduce_the_single_process_loss_curve(runs: Runs) -> No
     assert_same_weights(runs.single / "last.pt", runs.ddp / "last.pt")
     one, two = (json.loads((run / "metrics.json").read_text()) for run in (runs.single, runs.ddp))
     assert one["train/boards_seen"] == two["train/boards_seen"]
+    assert (one["train/processes"], two["train/processes"]) == (1, 2)
     assert one["val/loss"] == pytest.approx(two["val/loss"], rel=1e-5)
 
 
@@ -120,18 +121,21 @@ def test_a_resumed_distributed_run_ends_where_an_uninterrupted_one_does(runs: Ru
     assert_same_curve(losses(root / "resumed"), losses(root / "straight")[len(losses(runs.single)):])  # epoch 2
 
 
-def test_local_submitit_launcher_runs_a_two_job_sweep(tmp_path: Path) -> None:
+def test_local_submitit_launcher_runs_a_two_job_sweep_of_ddp_jobs(tmp_path: Path) -> None:
+    """hydra/launcher=local_submitit, as the SLURM launcher would: 2 jobs, each of 2 tasks joined in one gloo group."""
     sweep = tmp_path / "sweep"
-    command = [sys.executable, "-m", "ltn_sudoku.train", "-m", "hydra/launcher=local_submitit", "model=4x4",
-               "logic=stable_product,goedel", "train.epochs=1", *TINY, f"hydra.sweep.dir={sweep}",
-               "hydra.sweep.subdir=${hydra.job.num}"]
+    command = [sys.executable, "-m", "ltn_sudoku.train", "-m", "hydra/launcher=local_submitit",
+               "hydra.launcher.tasks_per_node=2", "model=4x4", "logic=stable_product,goedel", "train.epochs=1", *TINY,
+               f"hydra.sweep.dir={sweep}", "hydra.sweep.subdir=${hydra.job.num}"]
     done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, env=ENV, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     for job, family in (("0", "stable_product"), ("1", "goedel")):
         metrics = json.loads((sweep / job / "metrics.json").read_text())
-        assert metrics["train/epoch"] == 1
+        assert metrics["train/epoch"] == 1 and metrics["train/processes"] == 2
         assert load_checkpoint(sweep / job / "last.pt")["config"]["logic"]["family"] == family
-    assert len(list((sweep / ".submitit").rglob("*_result.pkl"))) == 2  # each job ran as a submitit job
+        assert (sweep / job / "train.log").read_text().count("epoch 1/1") == 1  # rank 0 alone logs
+    results = list((sweep / ".submitit").rglob("*_result.pkl"))
+    assert len(results) == 4  # 2 submitit jobs x 2 tasks
 
 
 def test_amp_runs_the_networks_in_bfloat16_and_keeps_the_loss_close(tmp_path: Path) -> None:
@@ -150,3 +154,17 @@ def test_amp_runs_the_networks_in_bfloat16_and_keeps_the_loss_close(tmp_path: Pa
     assert mixed.dtype == torch.float32 and abs(mixed.item() - full.item()) < 0.02  # bf16: ~3 significant digits
     mixed.backward()
     assert all(torch.isfinite(p.grad).all() for p in model.parameters() if p.grad is not None)
+
+
+@pytest.mark.slow  # inductor compiles C++ for the CPU: a minute or more
+def test_compile_gives_the_eager_loss(tmp_path: Path) -> None:
+    cfg = config(tmp_path, "train.compile=true")
+    configure_torch(cfg)
+    model, eager = LtnSudoku(ModelConfig.from_cfg(cfg.model)), LtnSudoku(ModelConfig.from_cfg(cfg.model))
+    eager.load_state_dict(model.state_dict())
+    ops = build_operators(cfg.logic)
+    loss_fn = distributed.loss_function(model, cfg, distributed.Process())
+    for batch in list(build_splits(cfg, model.config).train.batches(8))[:2]:
+        assert loss_fn(ops, batch, False).loss.item() == pytest.approx(objective(eager, ops, batch).loss.item(),
+                                                                       rel=1e-5)
+    assert list(model.state_dict()) == list(eager.state_dict())  # compiled in place: checkpoint keys unchanged
