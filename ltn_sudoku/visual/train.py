@@ -15,6 +15,7 @@ import json
 import logging
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -35,11 +36,6 @@ from ltn_sudoku.visual.evaluate import BoardScores, best_permutation, confusion,
 from ltn_sudoku.visual.model import VisualConfig, VisualLtn
 
 LOG = logging.getLogger(__name__)
-
-
-def is_visual(cfg: DictConfig) -> bool:
-    """Whether a config asks for a visual model (model.kind: visual)."""
-    return OmegaConf.select(cfg, "model.kind") == "visual"
 
 
 def objective(model: VisualLtn, ops: Operators, images: torch.Tensor, valid: torch.Tensor, rules_weight: float,
@@ -86,7 +82,8 @@ def is_correct_truth(model: VisualLtn, ops: Operators, images: torch.Tensor, bat
 
 
 def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, cfg: DictConfig,
-        writer: SummaryWriter | None, on_epoch: Any = None) -> dict[str, float]:
+        writer: SummaryWriter | None, on_epoch: Callable[[int, bool, dict[str, float]], None] | None = None
+        ) -> dict[str, float]:
     """Train on board images and board labels only; returns the best epoch's validation figures.
 
     `on_epoch(epoch, improved, metrics)` is called after each epoch (checkpointing); it never sees digits."""
