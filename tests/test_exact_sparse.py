@@ -70,6 +70,19 @@ def test_portfolio_cadical_path_agrees_on_sparse_16x16() -> None:
     assert CADICAL in _check_against_baselines(16, 12, seed=1, max_dead_ends=1, python=False)
 
 
+def test_portfolio_hands_a_large_board_to_one_uninterrupted_cadical_run() -> None:
+    """Above 25x25 CaDiCaL takes the board in one run (no turns): still exact, solutions included, against the
+    baseline's own CNF, on 36x36 boards dense enough to be quick (70 % of a grid, then one given changed)."""
+    grids = random_solutions(36, 2, 11)
+    rng = np.random.default_rng(11)
+    for grid in grids:
+        grid[rng.random(36 * 36) >= 0.7] = 0
+        board = Board(grid.tolist(), 36)
+        got = answer(board, 2, store=2, max_dead_ends=1)
+        assert got.engine == CADICAL and got.count == sat_count_fresh(board) >= 1
+        assert_solutions_of(got.solutions, board)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [16, 25, 36])
 @pytest.mark.parametrize("max_dead_ends", [None, 1])

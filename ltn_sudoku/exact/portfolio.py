@@ -22,6 +22,7 @@ from ltn_sudoku.exact import kernel, sat
 
 KERNEL, CADICAL = "kernel", "cadical"
 _FIRST_CONFLICTS = 2000  # CaDiCaL's first slice, about as long as the kernel's first budget on 25x25 boards
+_TURNS_UP_TO = 25  # larger sides: once CaDiCaL has the board it runs to the end (unless a deadline asks for slices)
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,9 @@ def answer(board: Board, limit: int = 2, store: int = 0, max_dead_ends: int | No
     Past it the two engines take turns: CaDiCaL with 2,000, 8,000, 32,000, ... conflicts (keeping what it learned),
     the kernel with twice the dead ends of its last turn (from scratch). When CaDiCaL is the faster engine the
     kernel's turns add a shrinking share (a few tenths); when the kernel is, CaDiCaL's turns cost more, but then the
-    kernel needed far less than CaDiCaL alone would.
+    kernel needed far less than CaDiCaL alone would. Above 25x25 (without a deadline) there are no turns: CaDiCaL
+    runs uninterrupted once the kernel's first budget is spent. There the kernel's later turns answered no sampled
+    board, and CaDiCaL in slices took up to twice its uninterrupted time (docs/exact.md, sparse boards).
     """
     kernel._check_limit(limit)
     n = board.n
@@ -74,7 +77,7 @@ def answer(board: Board, limit: int = 2, store: int = 0, max_dead_ends: int | No
     candidates = np.zeros((n * n, n), np.bool_)
     kernel._root_candidates(grid, n, candidates)  # a contradiction leaves a cell without candidates: no solution
     counter = sat.SatCount(candidates, n, limit, store)
-    conflicts = _FIRST_CONFLICTS
+    conflicts = _FIRST_CONFLICTS if n <= _TURNS_UP_TO or deadline is not None else 0  # 0: no limit, one run
     try:
         while not counter.run(conflicts):
             _check(deadline, n)
