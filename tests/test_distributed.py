@@ -111,6 +111,7 @@ def test_rank_zero_alone_writes_into_its_run_folder(runs: Runs) -> None:
     assert sum("epoch 1/1" in line for line in logs) == 1  # rank 0 logs, rank 1 only warnings
 
 
+@pytest.mark.slow  # another torchrun pair and a 2-epoch run: about 25 CPU s
 def test_a_resumed_distributed_run_ends_where_an_uninterrupted_one_does(runs: Runs) -> None:
     root, size = runs.root, runs.batch_size
     torchrun("train.epochs=2", DATA, size, f"train.resume={runs.ddp / 'last.pt'}", f"run_dir={root / 'resumed'}",
@@ -121,6 +122,7 @@ def test_a_resumed_distributed_run_ends_where_an_uninterrupted_one_does(runs: Ru
     assert_same_curve(losses(root / "resumed"), losses(root / "straight")[len(losses(runs.single)):])  # epoch 2
 
 
+@pytest.mark.slow  # 4 training processes and the launcher's: about 40 CPU s
 def test_local_submitit_launcher_runs_a_two_job_sweep_of_ddp_jobs(tmp_path: Path) -> None:
     """hydra/launcher=local_submitit, as the SLURM launcher would: 2 jobs, each of 2 tasks joined in one gloo group."""
     sweep = tmp_path / "sweep"
