@@ -1,4 +1,4 @@
-"""The boards of one visual run: training, validation and test sets from the disjoint image pools (conf/data/visual.yaml).
+"""The boards of one visual run: training, validation and test sets from disjoint image pools (conf/data/visual.yaml).
 
 The run's `seed` is its split: it draws the training and validation boards (digits and images); the test boards
 come from `data.test_seed` and MNIST's t10k file, the same for every split of a sweep.

@@ -84,4 +84,5 @@ class VisualLtn(nn.Module):
     def read_raw(self, images: torch.Tensor, batch: int = 256) -> torch.Tensor:
         """(boards, n*n) the reader's own digit names 1..n (no renaming)."""
         return torch.cat([self.has_value(images[i:i + batch]).argmax(-1) + 1
-                          for i in range(0, len(images), batch)]) if len(images) else torch.zeros(0, self.n ** 2, dtype=torch.long)
+                          for i in range(0, len(images), batch)]) \
+            if len(images) else torch.zeros(0, self.n ** 2, dtype=torch.long)
