@@ -13,6 +13,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+from ltn_sudoku.paths import CONF_DIR
 
 EXIT_USAGE = 2
 
@@ -71,8 +74,73 @@ def _model_and_logic_checks(cfg: DictConfig) -> None:
         _choice(cfg, "model.hasvalue", HAS_VALUE_KINDS)
     if OmegaConf.select(cfg, "model.solution_inputs") is not None:
         _choice(cfg, "model.solution_inputs", tuple(SOLUTION_INPUTS))
+    for key in ("model.solution_hidden", "model.heuristic_hidden"):
+        _integer(cfg, key, 1)
+    for key in ("model.clamp_every", "model.detach_every", "model.digit_dim", "model.cell_dim"):
+        _optional(cfg, key, _integer, 0)
+    _optional(cfg, "model.clamp_threshold", _unit_interval)
+    for key in ("model.unit_axiom", "model.exists_last"):
+        _optional(cfg, key, _boolean)
+    _technique_list(cfg)
     _choice(cfg, "logic.family", FAMILIES)
     _choice(cfg, "logic.labelled_forall", LABELLED_FORALLS)
+    for key in ("logic.p_forall", "logic.p_exists"):
+        _number_at_least_one(cfg, key)
+    for key in ("logic.schedule.p_forall_end", "logic.schedule.p_exists_end"):
+        _optional(cfg, key, _number_at_least_one)
+    _optional(cfg, "logic.schedule.epochs", _integer, 1)
+    _builds(cfg)
+
+
+def _optional(cfg: DictConfig, key: str, check: Callable[..., None], *args: Any) -> None:
+    """`check` on a key the config may leave out (older model configs, a logic without a schedule)."""
+    if OmegaConf.select(cfg, key, default=None) is not None:
+        check(cfg, key, *args)
+
+
+def _unit_interval(cfg: DictConfig, key: str) -> None:
+    value = _value(cfg, key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise ConfigError(f"{key}={value!r}: expected a number in (0, 1]")
+
+
+def _boolean(cfg: DictConfig, key: str) -> None:
+    value = _value(cfg, key)
+    if not isinstance(value, bool):
+        raise ConfigError(f"{key}={value!r}: expected true or false")
+
+
+def _number_at_least_one(cfg: DictConfig, key: str) -> None:
+    """p of a pMean quantifier: below 1 it is no longer a mean that approaches min / max."""
+    value = _value(cfg, key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 1:
+        raise ConfigError(f"{key}={value!r}: expected a number >= 1")
+
+
+def _technique_list(cfg: DictConfig) -> None:
+    from ltn_sudoku.logic.labels import resolve_techniques
+
+    value = _value(cfg, "model.techniques")
+    if not OmegaConf.is_list(value) or not all(isinstance(name, str) for name in value):
+        raise ConfigError(f"model.techniques={value!r}: expected a list of technique names, e.g. "
+                          "[Naked Single,Hidden Single]")
+    try:
+        resolve_techniques(list(value), int(_value(cfg, "model.size")))
+    except (KeyError, ValueError) as e:
+        raise ConfigError(f"model.techniques: {e}".splitlines()[0]) from None
+
+
+def _builds(cfg: DictConfig) -> None:
+    """The model config and the operators built from the checked values: what the keys above do not name fails here,
+    in one line, not as a traceback after the data was generated."""
+    from ltn_sudoku.logic.model import ModelConfig
+    from ltn_sudoku.logic.operators import build_operators
+
+    try:
+        ModelConfig.from_cfg(cfg.model)
+        build_operators(cfg.logic)
+    except (TypeError, ValueError, KeyError, OmegaConfBaseException) as e:
+        raise ConfigError(f"model / logic config: {type(e).__name__}: {e}".splitlines()[0]) from None
 
 
 def _training_checks(cfg: DictConfig) -> None:
@@ -149,3 +217,16 @@ def check_config(cfg: DictConfig, entry: str) -> None:
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         sys.exit(EXIT_USAGE)
+
+
+def check_group_overrides(overrides: list[str]) -> None:
+    """Before Hydra composes: a config group takes one option name (`model=9x9`, or `model=4x4,9x9` to sweep);
+    `model=[1,2]` would make Hydra itself fail with a traceback. One line on stderr and exit status 2 instead."""
+    groups = {path.name for path in CONF_DIR.iterdir() if path.is_dir()}
+    for override in overrides:
+        key, _, value = override.partition("=")
+        if key.lstrip("+~").split("@")[0] in groups and value.strip().startswith(("[", "{")):
+            names = sorted(f.stem for f in (CONF_DIR / key.lstrip("+~").split("@")[0]).glob("*.yaml"))
+            print(f"error: {override}: a config group takes one option name, one of {', '.join(names)} "
+                  "(several separated by commas to sweep with -m)", file=sys.stderr)
+            sys.exit(EXIT_USAGE)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -22,19 +23,19 @@ from torch.utils.tensorboard import SummaryWriter
 
 from ltn_sudoku import data
 from ltn_sudoku.board import Board
-from ltn_sudoku.config_check import check_config
+from ltn_sudoku.config_check import check_config, check_group_overrides
+from ltn_sudoku.exact import count_solutions_batch
 from ltn_sudoku.io import atomic_write_text, read_boards
 from ltn_sudoku.logic import assess, reasoning
 from ltn_sudoku.logic.axioms import no_solution
-from ltn_sudoku.exact import count_solutions_batch
 from ltn_sudoku.logic.checkpoint import load_checkpoint
-from ltn_sudoku.logic.labels import resolve_techniques
 from ltn_sudoku.logic.grounding import one_hot_givens
+from ltn_sudoku.logic.labels import resolve_techniques
 from ltn_sudoku.logic.metrics import accuracy, balanced_accuracy, reliability
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig, describe_inputs
 from ltn_sudoku.logic.operators import Operators, build_operators
-from ltn_sudoku.logic.search import search_metrics
 from ltn_sudoku.logic.runtime import configure_torch, run_directory
+from ltn_sudoku.logic.search import search_metrics
 from ltn_sudoku.paths import CHECKPOINTS_DIR, shared_file
 from ltn_sudoku.tiers import singles_loop_outcome
 
@@ -272,4 +273,5 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
+    check_group_overrides(sys.argv[1:])
     main()

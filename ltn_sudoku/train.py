@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +23,7 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from ltn_sudoku import data, distributed
-from ltn_sudoku.config_check import check_config
+from ltn_sudoku.config_check import check_config, check_group_overrides
 from ltn_sudoku.io import atomic_write_text
 from ltn_sudoku.logic import assess
 from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
@@ -263,4 +264,5 @@ def main(cfg: DictConfig) -> float:
 
 
 if __name__ == "__main__":
+    check_group_overrides(sys.argv[1:])
     main()

@@ -16,9 +16,9 @@ import io
 import json
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -315,7 +315,9 @@ def checkpoint(data: bytes) -> None:
 # ---- Hydra overrides ------------------------------------------------------------------------------------------
 OVERRIDE_KEYS = ["model.hidden", "model.steps", "model.eval_steps", "model.kb_every", "model.techniques",
                  "model.size", "model.hasvalue", "logic.family", "logic.p_forall", "logic.p_exists",
-                 "logic.labelled_forall", "train.epochs", "train.lr", "train.batch_size", "train.lr_schedule",
+                 "logic.labelled_forall", "logic.schedule", "model.clamp_threshold", "model.exists_last",
+                 "model.solution_hidden", "model.detach_every", "train.epochs", "train.lr", "train.batch_size",
+                 "train.lr_schedule",
                  "train.monitor", "train.patience", "data.train.solvable", "data.givens", "data.kaggle_path",
                  "evaluate.seed", "evaluate.open", "evaluate.eval_steps", "seed", "threads", "device", "model",
                  "logic", "checkpoint", "nonexistent.key", "+extra.key", "~train.lr"]
@@ -340,12 +342,17 @@ def hydra_overrides(case: tuple[str, list[str]]) -> None:
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
+    from ltn_sudoku.config_check import check_group_overrides
     from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
     from ltn_sudoku.logic.operators import build_operators
     from ltn_sudoku.paths import CONF_DIR
 
     COUNTS["hydra overrides"] += 1
     entry, overrides = case
+    status, _, stderr = run_main(lambda _: check_group_overrides(overrides) or 0, [])
+    if status:
+        assert status == 2 and one_line(stderr) and stderr.startswith("error:"), stderr
+        return
     try:
         with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
             cfg = compose("config", overrides=overrides)

@@ -4,6 +4,7 @@ before any data is generated; and the checkpoint hardening of items 11, 12 and 1
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -111,11 +112,26 @@ def test_resume_into_the_same_folder_keeps_steps_unique_and_a_finished_run_says_
 
 
 @pytest.mark.parametrize("override", ["model.size=0", "model.size=10", "logic.labelled_forall=0", "logic.family=x",
-                                      "model.steps=0"])
+                                      "model.steps=0", "logic.p_exists=null", "logic.p_forall=null",
+                                      "logic.p_forall=0.5", "model.techniques=0", "model.techniques=[Foo]",
+                                      "model.clamp_threshold=2", "+model.exists_last=maybe", "+model.detach_every=-1",
+                                      "+logic.schedule.p_exists_end=x"])
 def test_model_and_logic_values_found_by_fuzzing_are_refused_up_front(override: str) -> None:
     from ltn_sudoku.config_check import ConfigError, _model_and_logic_checks
 
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose("config", overrides=[override])
-    with pytest.raises(ConfigError, match=override.split("=")[0]):
+    with pytest.raises(ConfigError, match=re.escape(override.split("=")[0].lstrip("+"))):
         _model_and_logic_checks(cfg)
+
+
+@pytest.mark.parametrize("override", ["model=[1,2]", "logic={a: 1}", "+data=[x]"])
+def test_a_list_for_a_config_group_is_one_line_not_hydras_traceback(capsys: pytest.CaptureFixture[str],
+                                                                   override: str) -> None:
+    from ltn_sudoku.config_check import check_group_overrides
+
+    check_group_overrides(["model=9x9", "logic=product,goedel", "model.techniques=[Naked Single]"])  # all fine
+    with pytest.raises(SystemExit) as info:
+        check_group_overrides([override])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.startswith(f"error: {override}: a config group") and err.count("\n") == 1
