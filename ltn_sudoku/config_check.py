@@ -159,8 +159,9 @@ def _training_checks(cfg: DictConfig) -> None:
 
 def _evaluation_checks(cfg: DictConfig) -> None:
     _existing_file(cfg, "checkpoint")
-    for key in ("evaluate.seed", "evaluate.closed", "evaluate.open"):
-        _integer(cfg, key, 0)
+    _integer(cfg, "evaluate.seed", 0)
+    for key in ("evaluate.closed", "evaluate.open"):  # the Q1 / Q2 tables need boards of every class
+        _integer(cfg, key, 1)
 
 
 def _non_negative_number(cfg: DictConfig, key: str) -> None:

@@ -60,7 +60,8 @@ class BoardSet:
 
     def select(self, index: torch.Tensor | np.ndarray | Sequence[int]) -> BoardSet:
         """The boards at these positions (or where a bool mask is true)."""
-        idx = torch.as_tensor(np.asarray(index))
+        array = np.asarray(index)
+        idx = torch.as_tensor(array if array.size else array.astype(np.int64))  # [] is a float64 array
         if idx.dtype == torch.bool:
             idx = idx.nonzero().flatten()
         positions = idx.tolist()

@@ -36,6 +36,7 @@ def composed(*overrides: str) -> DictConfig:
     ("train", "train.resume=/nonexistent.pt", "train.resume=/nonexistent.pt: no such file"),
     ("evaluate", "checkpoint=/nonexistent.pt", "checkpoint=/nonexistent.pt: no such file"),
     ("evaluate", "seed=x", "seed='x': expected an integer >= 0"),
+    ("evaluate", "evaluate.open=0", "evaluate.open=0: expected an integer >= 1"),
 ])
 def test_bad_values_exit_2_with_one_line(capsys: pytest.CaptureFixture[str], entry: str, override: str,
                                          message: str) -> None:

@@ -27,3 +27,11 @@ def test_kept_boards_follow_the_full_shuffle_and_the_generator_advances_alike() 
     everything = torch.cat([b.puzzles for b in boards.batches(8, second)])
     assert torch.equal(kept, everything[(everything > 0).sum(-1) >= 7])
     assert torch.equal(torch.randperm(5, generator=first), torch.randperm(5, generator=second))
+
+
+def test_selecting_no_board_gives_an_empty_set_not_an_index_error() -> None:
+    """Evaluation drops held-out boards seen in training; dropping all of them used to raise an IndexError."""
+    boards = data.generated(4, "closed_valid", 3, seed=0)
+    empty = boards.select([])
+    assert len(empty.puzzles) == 0 and empty.kinds == () and empty.n == 4
+    assert boards.select([2, 0]).kinds == (boards.kinds[2], boards.kinds[0])
