@@ -4,8 +4,11 @@
 For every split (seed) the boards are made once (ltn_sudoku.visual.data); each training-set size takes the first k
 training boards. On the same held-out test boards (MNIST t10k images) it prints, mean ± std over the splits: board
 accuracy of the LTN (isCorrect from board labels only), of the CNN baseline (board labels only) and of the oracle
-grounding (a digit reader trained with the training cells' digit labels + the exact check); the permutation-matched
-digit accuracy of the LTN's reader and the oracle's; CPU training seconds; the process's peak memory.
+grounding (a digit reader trained with the training cells' digit labels + the exact check); of the LTN's reader and
+the oracle's reader followed by exact MAP decoding (the most likely valid grid, ltn_sudoku.visual.decode; τ from the
+validation boards' labels): a learned reader + symbolic reasoning, reported as its own column; the permutation-matched
+digit accuracy of the LTN's reader and the oracle's; CPU training seconds; decoding milliseconds per board; the
+process's peak memory. JSON files of older runs, without the decoding columns, print '–' there.
 
     python scripts/bench_visual.py --size 4 --train-boards 10 50 100 --splits 5 [--json docs/figures/visual_4x4.json]
     (extra Hydra overrides of the LTN's config after --, e.g. -- logic=product train.epochs=60; the baselines train
@@ -33,10 +36,12 @@ from ltn_sudoku.visual.baselines import (
     board_cnn_predict,
     oracle_predict,
     read_digits,
+    read_probabilities,
     train_board_cnn,
     train_oracle_reader,
 )
 from ltn_sudoku.visual.data import VisualData, build_data
+from ltn_sudoku.visual.decode import map_decoding_metrics
 from ltn_sudoku.visual.evaluate import BoardScores, digit_accuracy
 from ltn_sudoku.visual.train import train_visual
 
@@ -61,7 +66,8 @@ def one_run(data: VisualData, size: int, k: int, split: int, overrides: list[str
         metrics = train_visual(cfg, data=sub)
         out["ltn"] = {"board": metrics["test/board_accuracy"], "digit": metrics["test/digit_accuracy"],
                       "read_check": metrics["test/read_then_check/board_accuracy"],
-                      "cpu_s": time.process_time() - start}
+                      "map": metrics["test/map_decoding/board_accuracy"], "map_tau": metrics["test/map_decoding/tau"],
+                      "map_ms": metrics["test/map_decoding/ms_per_board"], "cpu_s": time.process_time() - start}
     t = cfg.train
     start = time.process_time()
     cnn = train_board_cnn(sub.train.boards, int(t.epochs), int(t.batch_size), float(t.lr), split)
@@ -72,27 +78,37 @@ def one_run(data: VisualData, size: int, k: int, split: int, overrides: list[str
     out["oracle"] = {"board": BoardScores.of(oracle_predict(reader, test), test.valid).accuracy,
                      "digit": digit_accuracy(read_digits(reader, test), sub.test.digits, size),
                      "cpu_s": time.process_time() - start}
+    decoded = map_decoding_metrics(read_probabilities(reader, sub.val.boards), sub.val.boards.valid,
+                                   read_probabilities(reader, test), test.valid)
+    out["oracle"].update({"map": decoded["test/map_decoding/board_accuracy"],
+                          "map_tau": decoded["test/map_decoding/tau"],
+                          "map_ms": decoded["test/map_decoding/ms_per_board"]})
     return out
 
 
 def _cell(values: list[float]) -> str:
-    return f"{100 * np.mean(values):5.1f} ± {100 * np.std(values):4.1f}" if values else "    -      "
+    return f"{100 * np.mean(values):5.1f} ± {100 * np.std(values):4.1f}" if values else "–"
 
 
 def print_table(size: int, runs: list[dict[str, Any]], note: str) -> None:
-    """Mean ± std over the splits of each training-set size."""
+    """Mean ± std over the splits of each training-set size: learned models first, then reader + MAP decoding."""
     splits = sorted({r["split"] for r in runs})
     print(f"\n{size}x{size}, splits {splits}; {note}")
+    print("LTN = isCorrect (learned); CNN = board classifier (learned); oracle = oracle reader + exact check; "
+          "+MAP = that reader + exact MAP decoding (learned reader + symbolic reasoning)")
     print(f"{'boards':>6} | {'LTN board %':>13} | {'CNN board %':>13} | {'oracle board %':>14} | "
-          f"{'LTN digit %':>13} | {'oracle digit %':>14} | {'LTN/CNN/oracle CPU s':>22}")
+          f"{'LTN+MAP board %':>15} | {'oracle+MAP %':>13} | {'LTN digit %':>13} | {'oracle digit %':>14} | "
+          f"{'LTN/CNN/oracle CPU s':>20} | {'MAP ms':>6}")
     for k in sorted({r["train_boards"] for r in runs}):
         rows = [r for r in runs if r["train_boards"] == k]
-        col = {m: {key: [r[m][key] for r in rows if key in r[m]] for key in ("board", "digit", "cpu_s")}
+        col = {m: {key: [r[m][key] for r in rows if key in r[m]] for key in ("board", "digit", "map", "map_ms", "cpu_s")}
                for m in MODELS}
         cpu = "/".join(f"{np.mean(col[m]['cpu_s']):.0f}" for m in MODELS)
+        ms = col["ltn"]["map_ms"] + col["oracle"]["map_ms"]
         print(f"{k:>6} | {_cell(col['ltn']['board']):>13} | {_cell(col['cnn']['board']):>13} | "
-              f"{_cell(col['oracle']['board']):>14} | {_cell(col['ltn']['digit']):>13} | "
-              f"{_cell(col['oracle']['digit']):>14} | {cpu:>22}")
+              f"{_cell(col['oracle']['board']):>14} | {_cell(col['ltn']['map']):>15} | "
+              f"{_cell(col['oracle']['map']):>13} | {_cell(col['ltn']['digit']):>13} | "
+              f"{_cell(col['oracle']['digit']):>14} | {cpu:>20} | {f'{np.mean(ms):.1f}' if ms else '–':>6}")
 
 
 def main() -> None:
@@ -126,7 +142,8 @@ def main() -> None:
         for k in args.train_boards:
             result = one_run(data, args.size, k, split, args.overrides)
             runs.append({"split": split, "train_boards": k, **result})
-            print(f"split {split} k={k}: " + ", ".join(f"{m} {result[m]['board']:.3f}" for m in MODELS), flush=True)
+            print(f"split {split} k={k}: " + ", ".join(f"{m} {result[m]['board']:.3f}" for m in MODELS) +
+                  f", ltn+map {result['ltn']['map']:.3f}, oracle+map {result['oracle']['map']:.3f}", flush=True)
             if args.json is not None:  # after every run: a stopped benchmark keeps what it measured
                 _write(args.json, args.size, args.overrides, runs)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -84,6 +84,15 @@ def train_oracle_reader(train: VisualBoards, epochs: int, batch: int, lr: float,
 
 
 @torch.no_grad()
+def read_probabilities(reader: DigitReader, boards: BoardImages, batch: int = 256) -> np.ndarray:
+    """(boards, n*n, n) each cell's digit probabilities under `reader` (the LTN's hasValue is its `reader`)."""
+    device = next(reader.parameters()).device
+    images = torch.from_numpy(boards.images)
+    return torch.cat([reader(images[i:i + batch].to(device)).cpu() for i in range(0, len(images), batch)]).numpy() \
+        if len(images) else np.zeros((0, boards.images.shape[1], reader.n), dtype=np.float32)
+
+
+@torch.no_grad()
 def read_digits(reader: DigitReader, boards: BoardImages, batch: int = 256) -> np.ndarray:
     """(boards, n*n) digits 1..n: each cell's most probable digit under `reader`."""
     images = torch.from_numpy(boards.images)

@@ -29,9 +29,10 @@ from ltn_sudoku.logic.axioms import class_axioms
 from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.operators import Operators, build_operators
 from ltn_sudoku.logic.runtime import configure_torch, run_directory
-from ltn_sudoku.visual.baselines import minibatches
+from ltn_sudoku.visual.baselines import minibatches, read_probabilities
 from ltn_sudoku.visual.boards import BoardImages
 from ltn_sudoku.visual.data import VisualData, build_data
+from ltn_sudoku.visual.decode import map_decoding_metrics
 from ltn_sudoku.visual.evaluate import BoardScores, best_permutation, confusion, crisp_valid, digit_accuracy
 from ltn_sudoku.visual.model import VisualConfig, VisualLtn
 
@@ -128,14 +129,17 @@ def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, 
 
 
 def test_metrics(model: VisualLtn, ops: Operators, data: VisualData) -> dict[str, float]:
-    """Held-out figures: isCorrect's board accuracy, the exact check of the read digits, permutation-matched digit
-    accuracy (the test digits are read here, after training, for evaluation only)."""
+    """Held-out figures: isCorrect's board accuracy, the exact check of the read digits, MAP decoding of the readings
+    (learned reader + symbolic reasoning; τ from the validation boards' labels, ltn_sudoku.visual.decode),
+    permutation-matched digit accuracy (the test digits are read here, after training, for evaluation only)."""
     n = model.n
     images = torch.from_numpy(data.test.boards.images).to(next(model.parameters()).device)
     truth = is_correct_truth(model, ops, images).cpu().numpy()
     raw = model.read_raw(images).cpu().numpy()
     out = BoardScores.of(truth > 0.5, data.test.boards.valid).as_dict("test")
     out.update(BoardScores.of(crisp_valid(raw, n), data.test.boards.valid).as_dict("test/read_then_check"))
+    out.update(map_decoding_metrics(read_probabilities(model.reader, data.val.boards), data.val.boards.valid,
+                                    read_probabilities(model.reader, data.test.boards), data.test.boards.valid))
     out["test/digit_accuracy"] = digit_accuracy(raw, data.test.digits, n)
     out["test/digit_accuracy_val_names"] = float((model.read(images).cpu().numpy() == data.test.digits).mean())
     out["test/boards"] = float(len(data.test))
@@ -195,10 +199,10 @@ def train_visual(cfg: DictConfig, data: VisualData | None = None) -> dict[str, f
     payload = load_checkpoint(run_dir / "best.pt", n)
     model.load_state_dict(payload["state_dict"])
     names = name_digits(model, data)
-    save_checkpoint(run_dir / "best.pt", n, resolved, model.state_dict(),  # type: ignore[arg-type]
-                    {**payload["extra"], "digit_names": names})
     metrics = {**best, **test_metrics(model, ops, data), "train/wall_seconds": time.perf_counter() - wall,
                "train/boards": float(len(data.train))}
+    save_checkpoint(run_dir / "best.pt", n, resolved, model.state_dict(),  # type: ignore[arg-type]
+                    {**payload["extra"], "digit_names": names, "map_tau": metrics["test/map_decoding/tau"]})
     writer.add_hparams({k: v for k, v in _flat(resolved).items()}, {k: v for k, v in metrics.items()
                                                                      if math.isfinite(v)}, run_name="hparams")
     writer.close()
