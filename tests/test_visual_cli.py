@@ -47,6 +47,10 @@ def test_closed_visual_board(tmp_path: Path, trained: tuple[Path, object], capsy
     read = Board.from_string(visual["read"])
     assert read.is_closed and 0 <= visual["is_correct"] <= 1 and visual["valid"] == (visual["is_correct"] > 0.5)
     assert report["valid"] == read.is_valid_solution  # Q1 ran on the read board, exactly
+    decoded = visual["map_decoding"]  # the trained run stored its τ in best.pt
+    assert decoded["grid"] is None or Board.from_string(decoded["grid"]).is_valid_solution
+    assert decoded["valid"] == (decoded["margin"] is not None and decoded["margin"] >= -decoded["tau"])
+    assert (decoded["margin"] == 0) == read.is_valid_solution  # margin 0 exactly when the reading itself is valid
     status, text, _ = classify(capsys, str(path), "--visual-checkpoint", str(checkpoint), "--no-ltn")
     assert status == 0 and "isCorrect (learned)" in text and visual["read"] in text
 

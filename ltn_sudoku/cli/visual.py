@@ -10,10 +10,12 @@ typed one, and a section adds the learned answer: isCorrect's truth on a closed 
 from __future__ import annotations
 
 import argparse
+import json
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -32,6 +34,7 @@ class VisualSection:
     is_correct: float | None  # None on an open board (isCorrect is a closed board's predicate)
     least_sure: float  # the smallest winning probability over the read cells
     checkpoint: str
+    decoding: dict[str, object] | None = None  # MAP decoding of the readings (closed boards only), see `decoding_of`
 
     @property
     def title(self) -> str:
@@ -40,13 +43,21 @@ class VisualSection:
     def as_dict(self) -> dict[str, object]:
         return {"visual": {"read": self.read.to_line(), "is_correct": self.is_correct,
                            "valid": None if self.is_correct is None else self.is_correct > 0.5,
-                           "least_sure_cell": self.least_sure, "checkpoint": self.checkpoint}}
+                           "least_sure_cell": self.least_sure, "checkpoint": self.checkpoint,
+                           "map_decoding": self.decoding}}
 
     def describe(self) -> list[str]:
         verdict = ("n/a (open board: Q2/Q3 above answer on the read digits)" if self.is_correct is None else
                    f"{self.is_correct:.4f} -> {'valid' if self.is_correct > 0.5 else 'invalid'}")
-        return [f"read digits: {self.read.to_line()}", f"isCorrect (learned): {verdict}",
-                f"least sure cell: p = {self.least_sure:.3f}", f"checkpoint: {self.checkpoint}"]
+        lines = [f"read digits: {self.read.to_line()}", f"isCorrect (learned): {verdict}",
+                 f"least sure cell: p = {self.least_sure:.3f}", f"checkpoint: {self.checkpoint}"]
+        if self.decoding is not None:
+            d = self.decoding
+            verdict = "n/a (no calibrated tau)" if d["valid"] is None else "valid" if d["valid"] else "invalid"
+            margin = "none within the bound" if d["margin"] is None else f"{d['margin']:.2f} nats"
+            lines.append(f"MAP decoding (reader + exact reasoning): {verdict}; most likely valid grid {d['grid']} "
+                         f"(log-likelihood vs the reading: {margin}; tau {d['tau']})")
+        return lines
 
 
 def load_cells(path: Path) -> np.ndarray:
@@ -78,7 +89,7 @@ def read_visual_board(path: Path, checkpoint: Path) -> tuple[Board, VisualSectio
     images = load_cells(path)
     n = round(len(images) ** 0.5)
     try:
-        model, ops, _ = load_visual(str(checkpoint))
+        model, ops, payload = load_visual(str(checkpoint))
     except CheckpointError as e:
         raise UsageError(str(e)) from None
     if model.n != n:
@@ -90,7 +101,30 @@ def read_visual_board(path: Path, checkpoint: Path) -> tuple[Board, VisualSectio
         truth = float(model.is_correct(ops, probs[None])[0]) if filled.all() else None
     sure = probs.max(-1).values.numpy()[filled]
     board = Board(digits.tolist(), n)
-    return board, VisualSection(board, truth, float(sure.min()) if sure.size else 1.0, str(checkpoint))
+    decoding = decoding_of(probs.numpy(), model.names.numpy(), map_tau(payload, checkpoint)) if filled.all() else None
+    return board, VisualSection(board, truth, float(sure.min()) if sure.size else 1.0, str(checkpoint), decoding)
+
+
+def map_tau(payload: dict[str, Any], checkpoint: Path) -> float | None:
+    """The checkpoint's calibrated τ: stored in best.pt by training, or (checkpoints shipped before decoding existed)
+    in the metrics file beside it that scripts/ship_visual.py writes; None if neither has one."""
+    if "map_tau" in payload["extra"]:
+        return float(payload["extra"]["map_tau"])
+    metrics = checkpoint.with_suffix(".metrics.json")
+    tau = json.loads(metrics.read_text()).get("map_tau") if metrics.is_file() else None
+    return None if tau is None else float(tau)
+
+
+def decoding_of(probs: np.ndarray, names: np.ndarray, tau: float | None) -> dict[str, object]:
+    """The `map_decoding` answer: the most likely valid grid of the readings (in the checkpoint's digit names), its
+    log-likelihood against the reading's, and the verdict at τ (ltn_sudoku.visual.decode)."""
+    from ltn_sudoku.visual.decode import decode
+
+    decoded = decode(probs)
+    grid = None if decoded.grid is None else Board((names[decoded.grid - 1] + 1).tolist(), len(names)).to_line()
+    return {"method": "learned reader + exact MAP decoding (most likely valid grid)", "grid": grid,
+            "margin": None if decoded.grid is None else decoded.margin, "tau": tau,
+            "valid": None if tau is None else decoded.valid(tau), "timed_out": decoded.timed_out}
 
 
 def visual_input(args: argparse.Namespace) -> tuple[str, Iterator[BoardRecord], VisualSection]:
