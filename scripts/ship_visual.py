@@ -6,6 +6,11 @@ scored its held-out test boards (MNIST t10k images) when it finished.
 
     python -m ltn_sudoku.train model=visual_4x4 run_dir=outputs/visual/ship_4x4
     python scripts/ship_visual.py outputs/visual/ship_4x4 --train-command "python -m ltn_sudoku.train model=visual_4x4"
+    python scripts/ship_visual.py --rescore checkpoints/visual_4x4.pt    # recompute a shipped model's test figures
+
+--rescore rebuilds the checkpoint's validation and test boards from its config (deterministic), recomputes every
+test figure (ltn_sudoku.visual.train.test_metrics: the old ones reproduce, new ones such as MAP decoding are added)
+and the calibrated τ (`map_tau`, read by classify-board), and updates the metrics file beside it.
 """
 
 from __future__ import annotations
@@ -24,8 +29,13 @@ from ltn_sudoku.paths import CHECKPOINTS_DIR
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", type=Path, help="a finished visual training run (best.pt and metrics.json)")
-    parser.add_argument("--train-command", required=True, help="the command that trained the run (recorded)")
+    parser.add_argument("--train-command", help="the command that trained the run (recorded; required to ship)")
+    parser.add_argument("--rescore", action="store_true", help="RUN is a shipped checkpoint: recompute its figures")
     args = parser.parse_args()
+    if args.rescore:
+        return rescore(args.run)
+    if args.train_command is None:
+        parser.error("--train-command is required to ship a run")
     payload = load_checkpoint(args.run / "best.pt")
     model = payload["config"]["model"]
     if model.get("kind") != "visual":
@@ -37,12 +47,37 @@ def main() -> int:
     report = {"checkpoint": str(target.relative_to(CHECKPOINTS_DIR.parent)), "train_command": args.train_command,
               "best_epoch": int(payload["extra"]["epoch"]) + 1, "digit_names": payload["extra"].get("digit_names"),
               "training": {k: v for k, v in metrics.items() if not k.startswith("test/")},
-              "evaluation": {k: v for k, v in metrics.items() if k.startswith("test/")}}
+              "evaluation": {k: v for k, v in metrics.items() if k.startswith("test/")},
+              "map_tau": metrics.get("test/map_decoding/tau")}
     metrics_file = target.with_suffix(".metrics.json")
     atomic_write_text(metrics_file, json.dumps(report, indent=2, sort_keys=True) + "\n")
     print(f"{target} ({target.stat().st_size / 1e3:.0f} kB) and {metrics_file} written")
     for key, value in sorted(report["evaluation"].items()):
         print(f"  {key:<45} {value:.4f}")
+    return 0
+
+
+def rescore(checkpoint: Path) -> int:
+    """Recompute a shipped checkpoint's test figures on the boards its config names; update its metrics file."""
+    import torch
+
+    from ltn_sudoku.visual.data import build_data
+    from ltn_sudoku.visual.train import load_visual, test_metrics
+
+    torch.set_num_threads(1)
+    model, ops, payload = load_visual(str(checkpoint))
+    config = payload["config"]
+    data = build_data(model.n, config["data"], int(config["seed"]))
+    metrics = test_metrics(model, ops, data)
+    metrics_file = checkpoint.with_suffix(".metrics.json")
+    report = json.loads(metrics_file.read_text())
+    for key, value in sorted(metrics.items()):
+        old = report["evaluation"].get(key)
+        print(f"  {key:<45} {value:.4f}" + ("" if old is None else f"   (was {old:.4f})"))
+    report["evaluation"].update(metrics)
+    report["map_tau"] = metrics["test/map_decoding/tau"]
+    atomic_write_text(metrics_file, json.dumps(report, indent=2, sort_keys=True) + "\n")
+    print(f"{metrics_file} updated")
     return 0
 
 
