@@ -55,8 +55,9 @@ class VisualSection:
             d = self.decoding
             verdict = "n/a (no calibrated tau)" if d["valid"] is None else "valid" if d["valid"] else "invalid"
             margin = "none within the bound" if d["margin"] is None else f"{d['margin']:.2f} nats"
+            tau = "none" if d["tau"] is None else f"{d['tau']:.2f}"
             lines.append(f"MAP decoding (reader + exact reasoning): {verdict}; most likely valid grid {d['grid']} "
-                         f"(log-likelihood vs the reading: {margin}; tau {d['tau']})")
+                         f"(log-likelihood vs the reading: {margin}; tau {tau})")
         return lines
 
 
