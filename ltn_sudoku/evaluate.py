@@ -91,6 +91,13 @@ def training_boards(config: dict[str, Any]) -> set[tuple[int, ...]]:
     return {tuple(row) for s in (splits.train, splits.val_open, splits.val_closed) for row in s.puzzles.tolist()}
 
 
+def seen_boards(payload: dict[str, Any], kaggle_path: str | None) -> set[tuple[int, ...]]:
+    """The training and validation boards of a checkpoint and of every run it was warm-started from (its lineage),
+    with the Kaggle path of this command (a checkpoint's own paths are never followed)."""
+    configs = [payload["config"], *payload.get("extra", {}).get("lineage", [])]
+    return set().union(*(training_boards({**c, "data": {**c["data"], "kaggle_path": kaggle_path}}) for c in configs))
+
+
 Source = tuple[str, list[Board], dict[str, np.ndarray]]  # name, puzzles, extra per-puzzle columns
 
 
@@ -172,8 +179,7 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
     if cfg.evaluate.get("eval_steps"):
         model.config = replace(model.config, eval_steps=int(cfg.evaluate.eval_steps))
     n, e, seed = model.n, cfg.evaluate, int(cfg.evaluate.seed)
-    seen = training_boards({**payload["config"], "data": {**payload["config"]["data"],  # paths from the command only
-                                                         "kaggle_path": cfg.data.get("kaggle_path")}})
+    seen = seen_boards(payload, cfg.data.get("kaggle_path"))
     bins = _bins(cfg, n)
     half = lambda count: int(count) // 2  # noqa: E731
     closed = _without(data.BoardSet.concat([data.generated(n, "closed_valid", half(e.closed), seed),

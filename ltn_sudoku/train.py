@@ -165,11 +165,15 @@ def train(cfg: DictConfig) -> dict[str, float]:
     higher_is_better = monitor != "val/loss"
     start_epoch, best, stale, seen, elapsed = 0, -math.inf, 0, 0, 0.0
     scheduler_state = None
+    lineage: list[dict[str, Any]] = []  # the configs of the warm-start parents: evaluation holds their boards out too
     if cfg.train.get("init_from") and not cfg.train.resume:  # warm start: weights only, a fresh optimizer and epoch 0
-        model.load_weights(load_checkpoint(cfg.train.init_from, model_config.size)["state_dict"])
+        parent = load_checkpoint(cfg.train.init_from, model_config.size)
+        model.load_weights(parent["state_dict"])
+        lineage = [parent["config"], *parent["extra"].get("lineage", [])]
     if cfg.train.resume:
         state = load_checkpoint(cfg.train.resume, model_config.size)
         model.load_weights(state["state_dict"])
+        lineage = list(state["extra"].get("lineage", []))
         extra = state["extra"]
         optimizer.load_state_dict(extra["optimizer"])
         scheduler_state = extra.get("scheduler")
@@ -232,12 +236,12 @@ def train(cfg: DictConfig) -> dict[str, float]:
         best, stale = (value, 0) if improved else (best, stale + 1)
         extra = _checkpoint_extra(model, epoch=epoch, best=best, stale=stale, boards_seen=seen,
                                   train_seconds=elapsed, optimizer=optimizer.state_dict(),
-                                  scheduler=scheduler.state_dict(), metrics=metrics)
+                                  scheduler=scheduler.state_dict(), metrics=metrics, lineage=lineage)
         if process.is_main:
             save_checkpoint(run_dir / "last.pt", model_config.size, resolved, model.state_dict(), extra)
         if improved and process.is_main:
             save_checkpoint(run_dir / "best.pt", model_config.size, resolved, model.state_dict(),
-                            _checkpoint_extra(model, epoch=epoch, metrics=metrics))
+                            _checkpoint_extra(model, epoch=epoch, metrics=metrics, lineage=lineage))
         LOG.info("epoch %d/%d: loss %.4f, solved %.4f, hasSolution %.4f, isCorrect %.4f, heuristics F1 %s, "
                  "%.0f boards/CPU s%s", epoch + 1, int(cfg.train.epochs), metrics["val/loss"],
                  metrics["val/solve/board_accuracy"], metrics["val/has_solution/accuracy"],

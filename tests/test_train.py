@@ -103,6 +103,21 @@ def test_init_from_starts_from_the_checkpoint_weights(trained: Path, tmp_path: P
         assert torch.allclose(value.float(), warm["state_dict"][key].float(), atol=1e-6), key
 
 
+def test_a_warm_start_carries_its_parents_boards_into_the_held_out_check(trained: Path, tmp_path: Path) -> None:
+    """Evaluation must hold out the boards the parent run trained on too, not only the warm-started run's own."""
+    from ltn_sudoku.evaluate import seen_boards, training_boards
+
+    child = tmp_path / "child"
+    train(config(child, "train.epochs=1", "seed=7", f"train.init_from={trained / 'last.pt'}"))
+    parent = load_checkpoint(trained / "last.pt")
+    payload = load_checkpoint(child / "best.pt")
+    assert payload["extra"]["lineage"] == [parent["config"]]
+    assert load_checkpoint(child / "last.pt")["extra"]["lineage"] == [parent["config"]]
+    own, inherited = training_boards(payload["config"]), training_boards(parent["config"])
+    assert inherited - own  # seed 7 draws other boards: the parent's would otherwise escape the check
+    assert seen_boards(payload, None) == own | inherited
+
+
 def test_checkpoint_errors(trained: Path, tmp_path: Path) -> None:
     with pytest.raises(CheckpointError, match="no such checkpoint"):
         LtnPredictor.load(tmp_path / "missing.pt")
