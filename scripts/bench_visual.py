@@ -101,8 +101,8 @@ def print_table(size: int, runs: list[dict[str, Any]], note: str) -> None:
           f"{'LTN/CNN/oracle CPU s':>20} | {'MAP ms':>6}")
     for k in sorted({r["train_boards"] for r in runs}):
         rows = [r for r in runs if r["train_boards"] == k]
-        col = {m: {key: [r[m][key] for r in rows if key in r[m]] for key in ("board", "digit", "map", "map_ms", "cpu_s")}
-               for m in MODELS}
+        keys = ("board", "digit", "map", "map_ms", "cpu_s")
+        col = {m: {key: [r[m][key] for r in rows if key in r[m]] for key in keys} for m in MODELS}
         cpu = "/".join(f"{np.mean(col[m]['cpu_s']):.0f}" for m in MODELS)
         ms = col["ltn"]["map_ms"] + col["oracle"]["map_ms"]
         print(f"{k:>6} | {_cell(col['ltn']['board']):>13} | {_cell(col['cnn']['board']):>13} | "

@@ -167,8 +167,8 @@ def calibrate_tau(margin: np.ndarray, valid: np.ndarray, bound: float = BOUND) -
 
     Accuracy only changes at the boards' distances d = −margin (rounded to GRAIN, so that boards one confidently
     read cell away, all at about −log(CLIP), are not split by noise), so 0 and every distinct d below the bound are
-    the candidates; of the best (the smallest on a tie: repair no more than the labels ask), τ is the midpoint between it
-    and the next distance (or the bound), so a test board as far as a validation board is judged alike."""
+    the candidates; of the best (the smallest on a tie: repair no more than the labels ask), τ is the midpoint
+    between it and the next distance (or the bound), so a test board as far as a validation board is judged alike."""
     distance = np.maximum(np.round(-np.asarray(margin, dtype=np.float64) / GRAIN) * GRAIN, 0.0)
     valid = np.asarray(valid, dtype=bool)
     candidates = np.union1d([0.0], distance[np.isfinite(distance) & (distance < bound)])
