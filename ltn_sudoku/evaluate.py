@@ -91,6 +91,16 @@ def training_boards(config: dict[str, Any]) -> set[tuple[int, ...]]:
     return {tuple(row) for s in (splits.train, splits.val_open, splits.val_closed) for row in s.puzzles.tolist()}
 
 
+def _silent_summary(metrics: dict[str, float]) -> str:
+    """hasSolution where the singles loop is silent; with one class only there is no balanced accuracy to compare."""
+    key = "q2_has_solution_singles_silent"
+    impossible, count = metrics[f"{key}/impossible"], metrics[f"{key}/count"]
+    if 0 < impossible < count:
+        return f"balanced accuracy {metrics[f'{key}/balanced_accuracy']:.3f} (the loop: 0.5)"
+    return (f"accuracy {metrics[f'{key}/accuracy']:.3f} (one class only: no balanced "
+            "accuracy; the loop calls them all solvable)")
+
+
 def seen_boards(payload: dict[str, Any], kaggle_path: str | None) -> set[tuple[int, ...]]:
     """The training and validation boards of a checkpoint and of every run it was warm-started from (its lineage),
     with the Kaggle path of this command (a checkpoint's own paths are never followed)."""
@@ -210,8 +220,7 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
           f"impossible; reads {model.config.solution_inputs!r} inputs; baseline: the singles loop, impossible when "
           f"it meets a dead end)\n{has_solution_table.to_string(float_format=lambda x: f'{x:.3f}')}\n"
           f"where the singles loop meets no dead end ({int(silent.sum())} boards, "
-          f"{int(metrics['q2_has_solution_singles_silent/impossible'])} impossible): balanced accuracy "
-          f"{metrics['q2_has_solution_singles_silent/balanced_accuracy']:.3f} (the loop: 0.5)")
+          f"{int(metrics['q2_has_solution_singles_silent/impossible'])} impossible): {_silent_summary(metrics)}")
     for i, (predicted, observed, count) in enumerate(reliability(truths, labels)):
         metrics.update({f"q2_has_solution_reliability/{i}/predicted": predicted,
                         f"q2_has_solution_reliability/{i}/observed": observed,

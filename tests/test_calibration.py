@@ -37,3 +37,14 @@ def test_has_solution_table_per_givens_bin_beside_the_singles_loop() -> None:
     assert metrics["q2_has_solution_givens_30_40/balanced_accuracy"] == 1.0
     assert metrics["q2_has_solution/balanced_accuracy"] == (2 / 3 + 2 / 3) / 2
     assert list(table.index) == ["17-23", "30-40", "all"] and table.loc["all", "boards"] == 6
+
+
+def test_singles_silent_summary_gives_no_balanced_accuracy_for_one_class() -> None:
+    from ltn_sudoku.evaluate import _silent_summary
+
+    key = "q2_has_solution_singles_silent"
+    both = {f"{key}/balanced_accuracy": 0.75, f"{key}/accuracy": 0.6, f"{key}/count": 20.0, f"{key}/impossible": 4.0}
+    assert _silent_summary(both).startswith("balanced accuracy 0.750")
+    only_solvable = {**both, f"{key}/impossible": 0.0}
+    assert _silent_summary(only_solvable).startswith("accuracy 0.600 (one class only")
+    assert "balanced accuracy 0" not in _silent_summary({**both, f"{key}/impossible": 20.0})
