@@ -175,6 +175,7 @@ def _visual_checks(cfg: DictConfig, entry: str) -> None:
     from ltn_sudoku.logic.operators import FAMILIES, LABELLED_FORALLS
     from ltn_sudoku.visual.mnist import FILES
     from ltn_sudoku.visual.model import VISUAL_AXIOMS
+    from ltn_sudoku.visual.train import MONITORS
 
     if entry != "train":
         raise ConfigError(f"model={_value(cfg, 'model.name')}: visual models are trained and scored by "
@@ -186,6 +187,11 @@ def _visual_checks(cfg: DictConfig, entry: str) -> None:
         _integer(cfg, key, 1)
     for key in ("data.test_seed", "train.patience", "train.shift"):
         _integer(cfg, key, 0)
+    _integer(cfg, "train.abduce_from_epoch", 1)
+    _choice(cfg, "train.monitor", MONITORS)
+    pool = _value(cfg, "model.pool")
+    if isinstance(pool, bool) or pool not in (1, 2):
+        raise ConfigError(f"model.pool={pool!r}: expected 1 (28x28 input) or 2 (14x14)")
     axioms = _value(cfg, "model.axioms")
     if axioms is not None and (not axioms or any(a not in VISUAL_AXIOMS for a in axioms)):
         raise ConfigError(f"model.axioms={list(axioms)!r}: expected null or some of {', '.join(VISUAL_AXIOMS)}")
@@ -193,6 +199,11 @@ def _visual_checks(cfg: DictConfig, entry: str) -> None:
     _choice(cfg, "logic.labelled_forall", LABELLED_FORALLS)
     _positive_number(cfg, "train.lr")
     _non_negative_number(cfg, "train.rules_weight")
+    _non_negative_number(cfg, "train.abduce_weight")
+    _positive_number(cfg, "train.abduce_bound")
+    confident = _value(cfg, "train.self_train_confident")
+    if isinstance(confident, bool) or not isinstance(confident, (int, float)) or not 0 <= confident <= 1:
+        raise ConfigError(f"train.self_train_confident={confident!r}: expected a probability in [0, 1] (0 = off)")
     folder = Path(str(_value(cfg, "data.mnist_path")))
     missing = [name for pair in FILES.values() for name in pair if not (folder / name).is_file()]
     if missing:

@@ -55,12 +55,15 @@ def ltn_config(size: int, k: int, split: int, run_dir: str, overrides: list[str]
     return cfg
 
 
-def one_run(data: VisualData, size: int, k: int, split: int, overrides: list[str]) -> dict[str, dict[str, float]]:
-    """Board and digit accuracy and CPU seconds of the three models trained on the first k training boards."""
+def one_run(data: VisualData, size: int, k: int, split: int, overrides: list[str], keep: Path | None = None
+            ) -> dict[str, dict[str, float]]:
+    """Board and digit accuracy and CPU seconds of the three models trained on the first k training boards; the
+    LTN's run folder (checkpoints, TensorBoard, metrics.json) is kept under `keep` when given."""
     sub = VisualData(data.train.select(slice(0, k)), data.val, data.test)
     test = sub.test.boards
     out: dict[str, dict[str, float]] = {}
-    with tempfile.TemporaryDirectory() as run_dir:
+    with tempfile.TemporaryDirectory() as scratch:
+        run_dir = str(keep / f"{size}x{size}_k{k}_split{split}") if keep is not None else scratch
         cfg = ltn_config(size, k, split, run_dir, overrides)
         start = time.process_time()
         metrics = train_visual(cfg, data=sub)
@@ -74,7 +77,9 @@ def one_run(data: VisualData, size: int, k: int, split: int, overrides: list[str
     out["cnn"] = {"board": BoardScores.of(board_cnn_predict(cnn, test), test.valid).accuracy,
                   "cpu_s": time.process_time() - start}
     start = time.process_time()
-    reader = train_oracle_reader(sub.train, int(t.epochs), int(t.batch_size), float(t.lr), split)
+    m = cfg.model
+    reader = train_oracle_reader(sub.train, int(t.epochs), int(t.batch_size), float(t.lr), split, int(m.channels),
+                                 int(m.hidden), int(m.pool))
     out["oracle"] = {"board": BoardScores.of(oracle_predict(reader, test), test.valid).accuracy,
                      "digit": digit_accuracy(read_digits(reader, test), sub.test.digits, size),
                      "cpu_s": time.process_time() - start}
@@ -90,10 +95,23 @@ def _cell(values: list[float]) -> str:
     return f"{100 * np.mean(values):5.1f} ± {100 * np.std(values):4.1f}" if values else "–"
 
 
-def print_table(size: int, runs: list[dict[str, Any]], note: str) -> None:
+def ltn_teaching(cfg: Any) -> str:
+    """What the LTN's reader was taught by and how its epoch was chosen (printed above the table, kept in the JSON)."""
+    t, m = cfg.train, cfg.model
+    parts = ["rule axioms on valid boards"]
+    if float(t.abduce_weight) > 0:
+        parts.append(f"abduced MAP grids of valid boards from epoch {int(t.abduce_from_epoch)}")
+        if float(t.self_train_confident) > 0:
+            parts.append(f"invalid boards' readings with p >= {float(t.self_train_confident)}")
+    return (f"LTN reader (pool {int(m.pool)}, {int(m.channels)} channels) taught by: {'; '.join(parts)}; epoch chosen "
+            f"by {t.monitor}; {int(t.epochs)} epochs, lr {float(t.lr)}; oracle reader: same architecture, digit labels")
+
+
+def print_table(size: int, runs: list[dict[str, Any]], note: str, teaching: str) -> None:
     """Mean ± std over the splits of each training-set size: learned models first, then reader + MAP decoding."""
     splits = sorted({r["split"] for r in runs})
     print(f"\n{size}x{size}, splits {splits}; {note}")
+    print(teaching)
     print("LTN = isCorrect (learned); CNN = board classifier (learned); oracle = oracle reader + exact check; "
           "+MAP = that reader + exact MAP decoding (learned reader + symbolic reasoning)")
     print(f"{'boards':>6} | {'LTN board %':>13} | {'CNN board %':>13} | {'oracle board %':>14} | "
@@ -121,6 +139,8 @@ def main() -> None:
     parser.add_argument("--from-json", type=Path, nargs="+", metavar="FILE",
                         help="train nothing: print the table of the runs saved by earlier --json runs (e.g. splits "
                              "run in parallel processes)")
+    parser.add_argument("--keep-runs", type=Path, metavar="DIR",
+                        help="keep each LTN run's folder (best.pt, metrics.json, tb/) under DIR, e.g. to ship one")
     parser.add_argument("overrides", nargs="*", help="Hydra overrides of the LTN's config (after --)")
     args = parser.parse_args()
     if args.from_json:
@@ -128,36 +148,40 @@ def main() -> None:
         print_table(args.size, [r for s in saved if s["size"] == args.size for r in s["runs"]],
                     "from " + ", ".join(map(str, args.from_json)) + "; overrides: " +
                     " | ".join(" ".join(s["overrides"]) or "(none)" for s in saved) +
-                    "; peak memory " + ", ".join(f"{s['peak_mb']:.0f}" for s in saved) + " MB")
+                    "; peak memory " + ", ".join(f"{s['peak_mb']:.0f}" for s in saved) + " MB",
+                    " | ".join(s.get("ltn_teaching", "LTN teaching not recorded (runs before abduction: rule axioms "
+                                     "on valid boards, pool 2)") for s in saved))
         return
     torch.set_num_threads(1)
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         base = compose("config", overrides=[f"model=visual_{args.size}x{args.size}", *args.overrides])
     with open_dict(base):
         base.data.train_boards = max(args.train_boards)
+    teaching = ltn_teaching(base)
     wall = time.perf_counter()
     runs: list[dict[str, Any]] = []
     for split in range(args.first_split, args.first_split + args.splits):
         data = build_data(args.size, base.data, split)
         for k in args.train_boards:
-            result = one_run(data, args.size, k, split, args.overrides)
+            result = one_run(data, args.size, k, split, args.overrides, args.keep_runs)
             runs.append({"split": split, "train_boards": k, **result})
             print(f"split {split} k={k}: " + ", ".join(f"{m} {result[m]['board']:.3f}" for m in MODELS) +
                   f", ltn+map {result['ltn']['map']:.3f}, oracle+map {result['oracle']['map']:.3f}", flush=True)
             if args.json is not None:  # after every run: a stopped benchmark keeps what it measured
-                _write(args.json, args.size, args.overrides, runs)
+                _write(args.json, args.size, args.overrides, runs, teaching)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print_table(args.size, runs, f"{base.data.test_boards} held-out test boards; overrides: "
                 f"{' '.join(args.overrides) or '(none)'}; peak memory {peak:.0f} MB, "
-                f"wall {time.perf_counter() - wall:.0f} s")
+                f"wall {time.perf_counter() - wall:.0f} s", teaching)
     if args.json is not None:
-        _write(args.json, args.size, args.overrides, runs)
+        _write(args.json, args.size, args.overrides, runs, teaching)
 
 
-def _write(path: Path, size: int, overrides: list[str], runs: list[dict[str, Any]]) -> None:
+def _write(path: Path, size: int, overrides: list[str], runs: list[dict[str, Any]], teaching: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    path.write_text(json.dumps({"size": size, "overrides": overrides, "runs": runs, "peak_mb": peak}, indent=1) + "\n")
+    path.write_text(json.dumps({"size": size, "overrides": overrides, "runs": runs, "peak_mb": peak,
+                                "ltn_teaching": teaching}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -47,14 +47,17 @@ def _scrambled(boards: VisualBoards, rng: np.random.Generator) -> VisualBoards:
     return dataclasses.replace(boards, digits=rng.integers(1, 5, size=boards.digits.shape))
 
 
-def test_training_never_reads_a_digit_label(tmp_path: Path) -> None:
-    cfg = config(tmp_path / "a", "train.epochs=1")
+@pytest.mark.parametrize("overrides", [("train.epochs=1",),
+                                       ("train.epochs=2", "train.abduce_weight=1", "train.abduce_from_epoch=2")],
+                         ids=["rules", "abduction"])
+def test_training_never_reads_a_digit_label(tmp_path: Path, overrides: tuple[str, ...]) -> None:
+    cfg = config(tmp_path / "a", *overrides)
     data = build_data(4, cfg.data, int(cfg.seed))
     rng = np.random.default_rng(0)
     scrambled = VisualData(_scrambled(data.train, rng), _scrambled(data.val, rng), data.test)
     assert not np.array_equal(scrambled.train.digits, data.train.digits)
     train_visual(cfg, data)
-    train_visual(config(tmp_path / "b", "train.epochs=1"), scrambled)
+    train_visual(config(tmp_path / "b", *overrides), scrambled)
     for name in ("last.pt", "best.pt"):
         a = load_checkpoint(tmp_path / "a" / name)["state_dict"]
         b = load_checkpoint(tmp_path / "b" / name)["state_dict"]
@@ -66,6 +69,13 @@ def test_training_never_reads_a_digit_label(tmp_path: Path) -> None:
     ("model.size=16", "visual boards are 4x4 or 9x9"),
     ("data.train_boards=0", "data.train_boards=0"),
     ("train.rules_weight=-1", "train.rules_weight=-1"),
+    ("train.abduce_weight=-0.5", "train.abduce_weight=-0.5"),
+    ("train.abduce_from_epoch=0", "train.abduce_from_epoch=0"),
+    ("train.abduce_bound=0", "train.abduce_bound=0"),
+    ("model.pool=3", "model.pool=3"),
+    ("train.self_train_confident=1.5", "train.self_train_confident=1.5"),
+    ("train.monitor=val/loss", "train.monitor='val/loss'"),
+    ("model.pool=true", "model.pool=True"),
     ("model.axioms=[row,nonsense]", "model.axioms"),
 ])
 def test_bad_visual_configs_are_refused(tmp_path: Path, override: str, message: str,
@@ -79,7 +89,8 @@ def test_bad_visual_configs_are_refused(tmp_path: Path, override: str, message: 
 def test_sweep_axes_override_the_visual_defaults(tmp_path: Path) -> None:
     """model=visual_* selects data=visual, train=visual, logic=visual; a sweep's logic=... and data.* still win."""
     cfg = config(tmp_path)
-    assert (cfg.logic.family, cfg.data.train_boards, cfg.train.monitor) == ("stable_product", 8, "val/board_accuracy")
+    assert (cfg.logic.family, cfg.data.train_boards) == ("stable_product", 8)
+    assert (cfg.train.monitor, cfg.train.abduce_from_epoch) == ("val/map_decoding/board_accuracy", 10)
     cfg = config(tmp_path, "logic=lukasiewicz", "data.train_boards=50")
     assert (cfg.logic.family, cfg.data.train_boards) == ("lukasiewicz", 50)
     check_config(cfg, "train")

@@ -71,11 +71,13 @@ def board_cnn_predict(model: BoardCnn, boards: BoardImages, batch: int = 256) ->
     return torch.cat([model(images[i:i + batch]) > 0 for i in range(0, len(images), batch)]).numpy()
 
 
-def train_oracle_reader(train: VisualBoards, epochs: int, batch: int, lr: float, seed: int) -> DigitReader:
-    """A digit reader trained with the digit labels of every training cell (the oracle grounding)."""
+def train_oracle_reader(train: VisualBoards, epochs: int, batch: int, lr: float, seed: int, channels: int = 8,
+                        hidden: int = 32, pool: int = 2) -> DigitReader:
+    """A digit reader trained with the digit labels of every training cell (the oracle grounding); give it the LTN
+    reader's architecture (channels, hidden, pool) so that the two differ in supervision only."""
     torch.manual_seed(seed)
     n = train.boards.n
-    reader = DigitReader(n)
+    reader = DigitReader(n, channels, hidden, pool)
     images = torch.from_numpy(train.boards.images.reshape(-1, 28, 28))
     targets = torch.from_numpy(train.digits.reshape(-1) - 1)
     fit(reader, lambda rows: nn.functional.cross_entropy(reader.logits(images[rows]), targets[rows]),

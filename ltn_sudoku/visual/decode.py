@@ -152,9 +152,9 @@ def decode(probs: np.ndarray, bound: float = BOUND, time_limit: float = TIME_LIM
     return Decoding(grid, float(logp[np.arange(cells), grid - 1].sum()), reading_ll)
 
 
-def decode_boards(probs: np.ndarray, bound: float = BOUND) -> list[Decoding]:
+def decode_boards(probs: np.ndarray, bound: float = BOUND, time_limit: float = TIME_LIMIT) -> list[Decoding]:
     """MAP decoding of every board of probs (boards, n*n, n)."""
-    return [decode(p, bound) for p in probs]
+    return [decode(p, bound, time_limit) for p in probs]
 
 
 def margins(decodings: Sequence[Decoding]) -> np.ndarray:

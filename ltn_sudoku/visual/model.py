@@ -34,6 +34,7 @@ class VisualConfig:
     size: int
     channels: int = 8
     hidden: int = 32
+    pool: int = 2  # the reader's input average-pool factor (ltn_sudoku.visual.grounding.DigitReader)
     axioms: tuple[str, ...] = VISUAL_AXIOMS
 
     @staticmethod
@@ -42,7 +43,8 @@ class VisualConfig:
         unknown = [a for a in axioms if a not in VISUAL_AXIOMS]
         if unknown:
             raise ValueError(f"model.axioms: unknown {unknown}: expected some of {', '.join(VISUAL_AXIOMS)}")
-        return VisualConfig(int(cfg["size"]), int(cfg.get("channels", 8)), int(cfg.get("hidden", 32)), axioms)
+        return VisualConfig(int(cfg["size"]), int(cfg.get("channels", 8)), int(cfg.get("hidden", 32)),
+                            int(cfg.get("pool", 2)), axioms)
 
 
 class VisualLtn(nn.Module):
@@ -52,7 +54,7 @@ class VisualLtn(nn.Module):
         super().__init__()
         self.config = config
         self.n = config.size
-        self.reader = DigitReader(config.size, config.channels, config.hidden)
+        self.reader = DigitReader(config.size, config.channels, config.hidden, config.pool)
         self.grounding = Grounding(config.size)
         self.calibration = nn.Parameter(torch.tensor([2.0, 0.3]))  # (log scale, offset) of isCorrect
         # names[i] = the digit (0-based) that the reader's i-th output is called when a board is read off. The rules

@@ -29,30 +29,43 @@ from ltn_sudoku.logic.axioms import class_axioms
 from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.operators import Operators, build_operators
 from ltn_sudoku.logic.runtime import configure_torch, run_directory
+from ltn_sudoku.visual.abduce import NO_GRID, abduced_grids, abduced_satisfaction
 from ltn_sudoku.visual.baselines import minibatches, read_probabilities
 from ltn_sudoku.visual.boards import BoardImages
 from ltn_sudoku.visual.data import VisualData, build_data
-from ltn_sudoku.visual.decode import map_decoding_metrics
+from ltn_sudoku.visual.decode import BOUND, calibrate_tau, decode_boards, map_decoding_metrics, margins
 from ltn_sudoku.visual.evaluate import BoardScores, best_permutation, confusion, crisp_valid, digit_accuracy
 from ltn_sudoku.visual.model import VisualConfig, VisualLtn
 
 LOG = logging.getLogger(__name__)
+# train.monitor: model selection by isCorrect's validation board accuracy (learned) or by the reader + MAP decoding's
+MONITORS: tuple[str, ...] = ("val/board_accuracy", "val/map_decoding/board_accuracy")
+MONITOR_TIME_LIMIT = 0.25  # CPU seconds of RC2 per validation board when monitoring MAP decoding
 
 
 def objective(model: VisualLtn, ops: Operators, images: torch.Tensor, valid: torch.Tensor, rules_weight: float,
-              labels_teach_reader: bool = False) -> tuple[torch.Tensor, dict[str, float]]:
-    """(loss, satisfaction of each part) on one batch of boards: 1 − SatAgg(labelled axioms [, rules on valid]).
+              labels_teach_reader: bool = False, abduced: torch.Tensor | None = None, abduce_weight: float = 0.0
+              ) -> tuple[torch.Tensor, dict[str, float]]:
+    """(loss, satisfaction of each part) on one batch of boards: 1 − SatAgg(labelled axioms [, rules on valid]
+    [, abduced grids on valid]).
 
     Unless `labels_teach_reader`, the labelled axioms fit isCorrect's calibration only (hasValue detached): their
     gradient on an invalid board asks the reader for more collisions anywhere, which cost 4x4 runs most of their digit
-    accuracy (docs/visual.md); the reader then learns from the rule axioms on the valid boards."""
+    accuracy (docs/visual.md); the reader then learns from the rule axioms on the valid boards and, with
+    `abduce_weight`, from ∀b:valid(b) ∀c hasValue(c, g*_b(c)) over the abduced grids (ltn_sudoku.visual.abduce)."""
     assignment = model.has_value(images)
     truth = model.is_correct(ops, assignment if labels_teach_reader else assignment.detach())
     pos, neg = class_axioms(ops, truth, valid)
     parts = {"is_correct_valid": pos, "not_is_correct_invalid": neg}
+    weights = [1.0, 1.0]
     if rules_weight > 0 and bool(valid.any()):
         parts["rules_on_valid"] = model.satisfaction(ops, assignment[valid.bool()]).mean()
-    weights = torch.tensor([1.0, 1.0, rules_weight][:len(parts)], device=assignment.device)
+        weights.append(rules_weight)
+    grid_truth = abduced_satisfaction(assignment, abduced) if abduced is not None and abduce_weight > 0 else None
+    if grid_truth is not None:
+        parts["abduced_grids"] = grid_truth
+        weights.append(abduce_weight)
+    weights = torch.tensor(weights, device=assignment.device)
     logs = torch.stack([torch.log(p.clamp(min=1e-6)) for p in parts.values()])
     loss = -(weights * logs).sum() / weights.sum()  # SatAgg with the log-product ∀ (ltn_sudoku.logic.operators)
     return loss, {k: float(v.detach()) for k, v in parts.items()}
@@ -82,6 +95,26 @@ def is_correct_truth(model: VisualLtn, ops: Operators, images: torch.Tensor, bat
                       for i in range(0, len(images), batch)]) if len(images) else torch.zeros(0)
 
 
+def abduction(model: VisualLtn, train: BoardImages, t: DictConfig, epoch: int) -> torch.Tensor | None:
+    """(boards, n*n) the abduced grids of the training boards for this epoch (ltn_sudoku.visual.abduce), or None
+    while abduction is off (`train.abduce_weight` 0) or before `train.abduce_from_epoch` (1-based)."""
+    if float(t.get("abduce_weight", 0.0)) <= 0 or epoch + 1 < int(t.get("abduce_from_epoch", 1)):
+        return None
+    return torch.from_numpy(abduced_grids(model.reader, train, float(t.get("abduce_bound", BOUND)),
+                                          float(t.get("self_train_confident", 0.0))))
+
+
+def map_decoding_accuracy(model: VisualLtn, val: BoardImages, t: DictConfig, epoch: int) -> float:
+    """The `val/map_decoding/board_accuracy` monitor: validation board accuracy of the reader + MAP decoding, τ fitted
+    on those same boards' labels (model selection only; the test figure calibrates τ on validation and scores the
+    held-out boards). Before `train.abduce_from_epoch` (with abduction on) it is −inf: an early reader's near-uniform
+    readings cost RC2 up to a second per board, and no such epoch would be chosen."""
+    if float(t.get("abduce_weight", 0.0)) > 0 and epoch + 1 < int(t.get("abduce_from_epoch", 1)):
+        return -math.inf
+    margin = margins(decode_boards(read_probabilities(model.reader, val), time_limit=MONITOR_TIME_LIMIT))
+    return BoardScores.of(margin >= -calibrate_tau(margin, val.valid), val.valid).accuracy
+
+
 def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, cfg: DictConfig,
         writer: SummaryWriter | None, on_epoch: Callable[[int, bool, dict[str, float]], None] | None = None
         ) -> dict[str, float]:
@@ -94,15 +127,22 @@ def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, 
     val_images, val_valid = torch.from_numpy(val.images).to(device), val.valid
     optimizer = torch.optim.Adam(model.parameters(), lr=float(t.lr))
     generator = torch.Generator().manual_seed(int(cfg.seed))
-    best: dict[str, float] = {"val/board_accuracy": -math.inf}
+    monitor = str(t.get("monitor", MONITORS[0]))
+    best: dict[str, float] = {monitor: -math.inf}
     stale, seen, elapsed = 0, 0, 0.0
     for epoch in range(int(t.epochs)):
         started = time.process_time()
         model.train()
+        abduced = abduction(model, train, t, epoch)
+        if abduced is not None and writer is not None and bool(valid.any()):
+            with_grid = (abduced[valid.cpu(), 0] != NO_GRID).sum().item() / int(valid.sum())
+            writer.add_scalar("abduce/valid_boards_with_grid", with_grid, seen)
         batches = list(minibatches(len(valid), int(t.batch_size), generator))
         for rows in tqdm(batches, desc=f"epoch {epoch + 1}/{t.epochs}", unit="batch", disable=not t.progress):
             batch = shifted(images[rows], int(t.get("shift", 0)), generator)
-            loss, parts = objective(model, ops, batch, valid[rows], float(t.rules_weight), bool(t.labels_teach_reader))
+            loss, parts = objective(model, ops, batch, valid[rows], float(t.rules_weight), bool(t.labels_teach_reader),
+                                    None if abduced is None else abduced[rows].to(device),
+                                    float(t.get("abduce_weight", 0.0)))
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -116,10 +156,12 @@ def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, 
         predicted = (is_correct_truth(model, ops, val_images) > 0.5).cpu().numpy()
         metrics = {**BoardScores.of(predicted, val_valid).as_dict("val"), "train/epoch": epoch + 1,
                    "train/boards_seen": seen, "train/cpu_seconds": elapsed}
+        if monitor == MONITORS[1]:
+            metrics[monitor] = map_decoding_accuracy(model, val, t, epoch)
         if writer is not None:
             for name, value in metrics.items():
                 writer.add_scalar(name, value, seen)
-        improved = metrics["val/board_accuracy"] >= best["val/board_accuracy"]  # a tie: the later, longer trained
+        improved = metrics[monitor] >= best[monitor]  # a tie: the later, longer trained
         best, stale = (metrics, 0) if improved else (best, stale + 1)
         if on_epoch is not None:
             on_epoch(epoch, improved, metrics)
@@ -192,8 +234,9 @@ def train_visual(cfg: DictConfig, data: VisualData | None = None) -> dict[str, f
         save_checkpoint(run_dir / "last.pt", n, resolved, model.state_dict(), extra)  # type: ignore[arg-type]
         if improved:
             save_checkpoint(run_dir / "best.pt", n, resolved, model.state_dict(), extra)  # type: ignore[arg-type]
-        LOG.info("epoch %d: val board accuracy %.4f%s", epoch + 1, metrics["val/board_accuracy"],
-                 " (best)" if improved else "")
+        decoded = metrics.get(MONITORS[1])
+        LOG.info("epoch %d: val board accuracy %.4f%s%s", epoch + 1, metrics["val/board_accuracy"],
+                 "" if decoded is None else f", with MAP decoding {decoded:.4f}", " (best)" if improved else "")
 
     best = fit(model, ops, data.train.boards, data.val.boards, cfg, writer, checkpoint)
     payload = load_checkpoint(run_dir / "best.pt", n)
