@@ -92,3 +92,15 @@ def test_self_training_keeps_the_sure_readings_of_invalid_boards_only() -> None:
     sure = np.arange(16) != 5
     assert np.array_equal(targets[1, sure] + 1, grids[1, sure]) and targets[1, 5] == NO_GRID
     assert (abduced_grids(PixelReader(n), boards, bound=60.0)[1] == NO_GRID).all()  # off by default
+
+
+def test_no_self_training_while_the_rules_reject_the_reader() -> None:
+    """Sure readings of invalid boards are taught only once most valid boards have a valid grid within the bound."""
+    n = 4
+    grid = random_solutions(n, 1, seed=1)[0].astype(np.int64)
+    block_only = grid.reshape(4, 4)[[0, 2, 1, 3]].reshape(1, 16)  # labelled valid below, read confidently invalid
+    invalid = grid.copy()[None]
+    invalid[0, 0] = invalid[0, 1]
+    boards = BoardImages(_images(np.concatenate([block_only, invalid]), []), np.array([True, False]))
+    targets = abduced_grids(PixelReader(n, sure=0.999), boards, bound=10.0, confident=0.99)
+    assert (targets == NO_GRID).all()  # the valid board is beyond the bound: nothing is taught

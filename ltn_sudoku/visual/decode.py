@@ -42,7 +42,7 @@ from ltn_sudoku.visual.evaluate import BoardScores
 CLIP = 1e-6  # probabilities below this count as this (a confident reading costs at most -log(CLIP) ≈ 13.8 nats)
 SCALE = 100  # MaxSAT weights in 1/100 nat (1/1000 made near-uniform readings take RC2 seconds: more distinct weights)
 BOUND = 60.0  # nats: a board whose best valid grid is further from its reading has none "within the bound"
-TIME_LIMIT = 1.0  # seconds per board: a near-uniform 9x9 reading (an untrained reader) can take RC2 minutes
+TIME_LIMIT = 1.0  # CPU seconds per board: a near-uniform 9x9 reading (an untrained reader) can take RC2 minutes
 GRAIN = 0.1  # nats: calibration compares distances at this grain (a likelihood factor of 1.1)
 
 
@@ -83,7 +83,7 @@ class _BoundedRC2(RC2):
     def get_core(self) -> None:
         if self.cost > self.bound:
             raise _OverBound
-        if time.perf_counter() > self.deadline:
+        if time.process_time() > self.deadline:  # CPU time: the same verdict on a loaded machine
             raise _OutOfTime
         super().get_core()
 
@@ -117,7 +117,7 @@ def _within(n: int, loss: np.ndarray, limit: float, time_limit: float) -> list[i
     for lit, cost in zip(literals, costs):
         if cost <= limit:
             formula.append([lit], weight=int(cost))
-    solver = _BoundedRC2(formula, limit, time.perf_counter() + time_limit)
+    solver = _BoundedRC2(formula, limit, time.process_time() + time_limit)
     try:
         model = solver.compute()
     except _OverBound:
