@@ -114,7 +114,7 @@ def print_table(size: int, runs: list[dict[str, Any]], note: str, teaching: str)
     print(teaching)
     print("LTN = isCorrect (learned); CNN = board classifier (learned); oracle = oracle reader + exact check; "
           "+MAP = that reader + exact MAP decoding (learned reader + symbolic reasoning)")
-    print(f"{'boards':>6} | {'LTN board %':>13} | {'CNN board %':>13} | {'oracle board %':>14} | "
+    print(f"{'boards':>6} | {'splits':>6} | {'LTN board %':>13} | {'CNN board %':>13} | {'oracle board %':>14} | "
           f"{'LTN+MAP board %':>15} | {'oracle+MAP %':>13} | {'LTN digit %':>13} | {'oracle digit %':>14} | "
           f"{'LTN/CNN/oracle CPU s':>20} | {'MAP ms':>6}")
     for k in sorted({r["train_boards"] for r in runs}):
@@ -123,7 +123,7 @@ def print_table(size: int, runs: list[dict[str, Any]], note: str, teaching: str)
         col = {m: {key: [r[m][key] for r in rows if key in r[m]] for key in keys} for m in MODELS}
         cpu = "/".join(f"{np.mean(col[m]['cpu_s']):.0f}" for m in MODELS)
         ms = col["ltn"]["map_ms"] + col["oracle"]["map_ms"]
-        print(f"{k:>6} | {_cell(col['ltn']['board']):>13} | {_cell(col['cnn']['board']):>13} | "
+        print(f"{k:>6} | {len(rows):>6} | {_cell(col['ltn']['board']):>13} | {_cell(col['cnn']['board']):>13} | "
               f"{_cell(col['oracle']['board']):>14} | {_cell(col['ltn']['map']):>15} | "
               f"{_cell(col['oracle']['map']):>13} | {_cell(col['ltn']['digit']):>13} | "
               f"{_cell(col['oracle']['digit']):>14} | {cpu:>20} | {f'{np.mean(ms):.1f}' if ms else '–':>6}")
@@ -149,8 +149,8 @@ def main() -> None:
                     "from " + ", ".join(map(str, args.from_json)) + "; overrides: " +
                     " | ".join(" ".join(s["overrides"]) or "(none)" for s in saved) +
                     "; peak memory " + ", ".join(f"{s['peak_mb']:.0f}" for s in saved) + " MB",
-                    " | ".join(s.get("ltn_teaching", "LTN teaching not recorded (runs before abduction: rule axioms "
-                                     "on valid boards, pool 2)") for s in saved))
+                    " | ".join(dict.fromkeys(s.get("ltn_teaching", "LTN teaching not recorded (runs before "
+                                                   "abduction: rule axioms on valid boards, pool 2)") for s in saved)))
         return
     torch.set_num_threads(1)
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
