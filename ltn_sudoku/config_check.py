@@ -200,6 +200,10 @@ def _visual_checks(cfg: DictConfig, entry: str) -> None:
     _positive_number(cfg, "train.lr")
     _non_negative_number(cfg, "train.rules_weight")
     _non_negative_number(cfg, "train.abduce_weight")
+    _non_negative_number(cfg, "train.rotate")
+    scale = _value(cfg, "train.scale")
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 <= scale < 1:
+        raise ConfigError(f"train.scale={scale!r}: expected a fraction in [0, 1) (0 = off)")
     _positive_number(cfg, "train.abduce_bound")
     confident = _value(cfg, "train.self_train_confident")
     if isinstance(confident, bool) or not isinstance(confident, (int, float)) or not 0 <= confident <= 1:

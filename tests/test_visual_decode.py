@@ -13,7 +13,7 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 
 from ltn_sudoku.board import Board, geometry
 from ltn_sudoku.generate import generate
-from ltn_sudoku.visual.decode import BOUND, CLIP, SCALE, calibrate_tau, decode
+from ltn_sudoku.visual.decode import BOUND, CLIP, SCALE, best_threshold_accuracy, calibrate_tau, decode
 
 
 def all_valid_4x4() -> np.ndarray:
@@ -150,12 +150,31 @@ def test_9x9_decoding_is_optimal_valid_and_fast() -> None:
     assert np.median(times) < 0.5  # trained readers' boards: about 20 ms CPU (docs/visual.md); these noisier more
 
 
-def test_calibrate_tau_separates_the_labels() -> None:
-    margin = -np.array([0.0, 0.0, 1.0, 2.0, 5.0, 6.0, math.inf])
+def test_calibrate_tau_is_the_logistic_maximum_likelihood() -> None:
+    # one valid board at distance 0 and one invalid at 2: by symmetry the likelihood peaks halfway
+    assert calibrate_tau(-np.array([0.0, 2.0]), np.array([True, False])) == pytest.approx(1.0, abs=1e-6)
+    # valid boards at 0 and 1 and invalid ones at 5 and 6: the sum of σ's balances at 3 (again by symmetry)
+    assert calibrate_tau(-np.array([0.0, 1.0, 5.0, 6.0]), np.array([True, True, False, False])) == pytest.approx(
+        3.0, abs=1e-6)
+    # more valid boards near the boundary pull τ up, more invalid ones pull it down
+    base = calibrate_tau(-np.array([0.0, 2.0, 8.0]), np.array([True, True, False]))
+    assert calibrate_tau(-np.array([0.0, 2.0, 3.0, 8.0]), np.array([True, True, True, False])) > base
+    assert calibrate_tau(-np.array([0.0, 2.0, 6.0, 8.0]), np.array([True, True, False, False])) < base
+
+
+def test_calibrate_tau_edges() -> None:
+    separable = -np.array([0.0, 0.0, 1.0, 2.0, 5.0, 6.0, math.inf])
     valid = np.array([True, True, True, True, False, False, False])
-    tau = calibrate_tau(margin, valid)
-    assert 2.0 < tau < 5.0 and tau == pytest.approx(3.5)
-    assert calibrate_tau(margin, ~valid) < 1.0  # nothing better than accepting the valid readings only
-    # one valid board among the far ones: accepting it would accept two invalid ones, so τ stays below them
-    assert calibrate_tau(-np.array([0.0, 3.0, 4.0, 4.5]), np.array([True, False, False, True])) == pytest.approx(1.5)
-    assert calibrate_tau(-np.array([0.0, 70.0]), np.array([True, True])) <= BOUND
+    tau = calibrate_tau(separable, valid)
+    assert 2.0 < tau < 5.0 and (((-separable) <= tau) == valid).all()
+    assert calibrate_tau(-np.array([0.0, 70.0]), np.array([True, True])) == BOUND  # no invalid board: accept all
+    assert calibrate_tau(-np.array([1.0, 3.0]), np.array([False, False])) == 0.0  # no valid board: the readings only
+    # boards beyond the bound say nothing about τ: no τ below it accepts them
+    assert calibrate_tau(-np.array([0.0, 2.0, math.inf, 70.0]), np.array([True, False, True, True])) == pytest.approx(
+        1.0, abs=1e-6)
+
+
+def test_best_threshold_accuracy() -> None:
+    assert best_threshold_accuracy(-np.array([0.0, 1.0, 5.0, math.inf]), np.array([True, True, False, False])) == 1.0
+    # one valid board among the far ones: accepting it would accept two invalid ones
+    assert best_threshold_accuracy(-np.array([0.0, 3.0, 4.0, 4.5]), np.array([True, False, False, True])) == 0.75

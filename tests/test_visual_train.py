@@ -18,7 +18,7 @@ from ltn_sudoku.paths import CONF_DIR, SHARED_DATA
 from ltn_sudoku.train import train
 from ltn_sudoku.visual.boards import VisualBoards
 from ltn_sudoku.visual.data import VisualData, build_data
-from ltn_sudoku.visual.train import load_visual, train_visual
+from ltn_sudoku.visual.train import load_visual, shifted, train_visual, warped
 
 TINY = ["data.train_boards=8", "data.val_boards=8", "data.test_boards=8", "train.epochs=2", "train.progress=false",
         f"data.mnist_path={SHARED_DATA / 'mnist'}"]
@@ -77,6 +77,8 @@ def test_training_never_reads_a_digit_label(tmp_path: Path, overrides: tuple[str
     ("train.monitor=val/loss", "train.monitor='val/loss'"),
     ("model.pool=true", "model.pool=True"),
     ("model.axioms=[row,nonsense]", "model.axioms"),
+    ("train.rotate=-5", "train.rotate=-5"),
+    ("train.scale=1.0", "train.scale=1.0"),
 ])
 def test_bad_visual_configs_are_refused(tmp_path: Path, override: str, message: str,
                                         capsys: pytest.CaptureFixture[str]) -> None:
@@ -94,3 +96,27 @@ def test_sweep_axes_override_the_visual_defaults(tmp_path: Path) -> None:
     cfg = config(tmp_path, "logic=lukasiewicz", "data.train_boards=50")
     assert (cfg.logic.family, cfg.data.train_boards) == ("lukasiewicz", 50)
     check_config(cfg, "train")
+
+
+def _principal_axis_degrees(image: torch.Tensor) -> float:
+    """Angle of the image's ink from the vertical, by the second moments of its mass (degrees)."""
+    ys, xs = torch.meshgrid(torch.arange(28.0), torch.arange(28.0), indexing="ij")
+    w = image / image.sum()
+    my, mx = (w * ys).sum(), (w * xs).sum()
+    cyy, cxx, cxy = (w * (ys - my) ** 2).sum(), (w * (xs - mx) ** 2).sum(), (w * (ys - my) * (xs - mx)).sum()
+    return float(torch.rad2deg(0.5 * torch.atan2(2 * cxy, cyy - cxx)).abs())
+
+
+def test_warped_keeps_each_digit_a_digit() -> None:
+    bar = torch.zeros(200, 28, 28, dtype=torch.uint8)
+    bar[:, 6:22, 13:15] = 255  # a vertical stroke, like a 1
+    out = warped(bar, 2, 15.0, 0.1, torch.Generator().manual_seed(0))
+    assert out.shape == bar.shape and out.dtype == torch.float32 and 0 <= out.min() and out.max() <= 1
+    angles = [_principal_axis_degrees(img) for img in out]
+    assert max(angles) <= 16 and np.mean(angles) > 3  # rotated, never by more than 15°(+ resampling)
+    mass = out.sum(dim=(1, 2)) / (bar[0].float() / 255).sum()
+    assert 0.75 < float(mass.min()) and float(mass.max()) < 1.3  # scaled by 1 ± 0.1: mass within (0.9², 1.1²)
+    # without rotation and scaling it is the integer shift, draw for draw
+    a = shifted(bar[:5], 2, torch.Generator().manual_seed(3))
+    b = warped(bar[:5], 2, 0.0, 0.0, torch.Generator().manual_seed(3))
+    assert torch.equal(a, b)

@@ -33,7 +33,7 @@ from ltn_sudoku.visual.abduce import NO_GRID, abduced_grids, abduced_satisfactio
 from ltn_sudoku.visual.baselines import minibatches, read_probabilities
 from ltn_sudoku.visual.boards import BoardImages
 from ltn_sudoku.visual.data import VisualData, build_data
-from ltn_sudoku.visual.decode import BOUND, calibrate_tau, decode_boards, map_decoding_metrics, margins
+from ltn_sudoku.visual.decode import BOUND, best_threshold_accuracy, decode_boards, map_decoding_metrics, margins
 from ltn_sudoku.visual.evaluate import BoardScores, best_permutation, confusion, crisp_valid, digit_accuracy
 from ltn_sudoku.visual.model import VisualConfig, VisualLtn
 
@@ -88,6 +88,29 @@ def shifted(images: torch.Tensor, pixels: int, generator: torch.Generator) -> to
     return padded[torch.arange(count, device=images.device)[:, None, None], rows, cols].reshape(*lead, 28, 28)
 
 
+def warped(images: torch.Tensor, pixels: int, degrees: float, scale: float, generator: torch.Generator
+           ) -> torch.Tensor:
+    """Each image rotated by up to ±`degrees`, scaled by a factor within 1 ± `scale` and moved by up to `pixels`
+    (its own random draw of each; bilinear, zero fill): the small affine distortions that leave a handwritten digit
+    what it is (Simard et al., 2003), so every board label stays as it was. With `degrees` and `scale` 0 this is
+    `shifted`, draw for draw."""
+    if degrees <= 0 and scale <= 0:
+        return shifted(images, pixels, generator)
+    lead = images.shape[:-2]
+    flat = images.reshape(-1, 1, 28, 28).float()
+    if images.dtype == torch.uint8:
+        flat = flat / 255.0
+    count = len(flat)
+    angle, zoom, dy, dx = (2 * torch.rand((4, count), generator=generator) - 1).to(images.device)
+    angle, zoom = angle * math.radians(degrees), 1 + zoom * scale
+    cos, sin = torch.cos(angle) / zoom, torch.sin(angle) / zoom  # the grid maps output to input: inverse zoom
+    theta = torch.stack([torch.stack([cos, -sin, dx * 2 * pixels / 28], -1),
+                         torch.stack([sin, cos, dy * 2 * pixels / 28], -1)], 1)
+    grid = torch.nn.functional.affine_grid(theta, [count, 1, 28, 28], align_corners=False)
+    out = torch.nn.functional.grid_sample(flat, grid, align_corners=False, padding_mode="zeros")
+    return out.reshape(*lead, 28, 28)
+
+
 @torch.no_grad()
 def is_correct_truth(model: VisualLtn, ops: Operators, images: torch.Tensor, batch: int = 128) -> torch.Tensor:
     """(boards,) isCorrect's truth on boards of images."""
@@ -105,14 +128,15 @@ def abduction(model: VisualLtn, train: BoardImages, t: DictConfig, epoch: int) -
 
 
 def map_decoding_accuracy(model: VisualLtn, val: BoardImages, t: DictConfig, epoch: int) -> float:
-    """The `val/map_decoding/board_accuracy` monitor: validation board accuracy of the reader + MAP decoding, τ fitted
-    on those same boards' labels (model selection only; the test figure calibrates τ on validation and scores the
-    held-out boards). Before `train.abduce_from_epoch` (with abduction on) it is −inf: an early reader's near-uniform
-    readings cost RC2 up to a second per board, and no such epoch would be chosen."""
+    """The `val/map_decoding/board_accuracy` monitor: validation board accuracy of the reader + MAP decoding at the best
+    τ for those same boards (model selection only: how well the margins separate the labels; the test figure
+    calibrates τ on validation and scores the held-out boards). Before `train.abduce_from_epoch` (with abduction on)
+    it is −inf: an early reader's near-uniform readings cost RC2 up to a second per board, and no such epoch would be
+    chosen."""
     if float(t.get("abduce_weight", 0.0)) > 0 and epoch + 1 < int(t.get("abduce_from_epoch", 1)):
         return -math.inf
     margin = margins(decode_boards(read_probabilities(model.reader, val), time_limit=MONITOR_TIME_LIMIT))
-    return BoardScores.of(margin >= -calibrate_tau(margin, val.valid), val.valid).accuracy
+    return best_threshold_accuracy(margin, val.valid)
 
 
 def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, cfg: DictConfig,
@@ -139,7 +163,8 @@ def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, 
             writer.add_scalar("abduce/valid_boards_with_grid", with_grid, seen)
         batches = list(minibatches(len(valid), int(t.batch_size), generator))
         for rows in tqdm(batches, desc=f"epoch {epoch + 1}/{t.epochs}", unit="batch", disable=not t.progress):
-            batch = shifted(images[rows], int(t.get("shift", 0)), generator)
+            batch = warped(images[rows], int(t.get("shift", 0)), float(t.get("rotate", 0.0)),
+                           float(t.get("scale", 0.0)), generator)
             loss, parts = objective(model, ops, batch, valid[rows], float(t.rules_weight), bool(t.labels_teach_reader),
                                     None if abduced is None else abduced[rows].to(device),
                                     float(t.get("abduce_weight", 0.0)))
