@@ -10,7 +10,8 @@ scored its held-out test boards (MNIST t10k images) when it finished.
 
 --rescore rebuilds the checkpoint's validation and test boards from its config (deterministic), recomputes every
 test figure (ltn_sudoku.visual.train.test_metrics: the old ones reproduce, new ones such as MAP decoding are added)
-and the calibrated τ (`map_tau`, read by classify-board), and updates the metrics file beside it.
+and the calibrated τ (`map_tau`, read by classify-board), and updates the metrics file beside it (and the
+checkpoint's own `map_tau`, where it has one).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import sys
 from pathlib import Path
 
 from ltn_sudoku.io import atomic_write_text
-from ltn_sudoku.logic.checkpoint import load_checkpoint
+from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
 from ltn_sudoku.paths import CHECKPOINTS_DIR
 
 
@@ -78,6 +79,10 @@ def rescore(checkpoint: Path) -> int:
     report["map_tau"] = metrics["test/map_decoding/tau"]
     atomic_write_text(metrics_file, json.dumps(report, indent=2, sort_keys=True) + "\n")
     print(f"{metrics_file} updated")
+    if "map_tau" in payload["extra"]:  # classify-board reads the checkpoint's own τ first: keep the two equal
+        save_checkpoint(checkpoint, model.n, config, payload["state_dict"],
+                        {**payload["extra"], "map_tau": report["map_tau"]})
+        print(f"{checkpoint}: map_tau {payload['extra']['map_tau']:.4f} -> {report['map_tau']:.4f}")
     return 0
 
 
