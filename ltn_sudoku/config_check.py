@@ -201,6 +201,7 @@ def _visual_checks(cfg: DictConfig, entry: str) -> None:
     _non_negative_number(cfg, "train.rules_weight")
     _non_negative_number(cfg, "train.abduce_weight")
     _non_negative_number(cfg, "train.rotate")
+    _boolean(cfg, "train.warp_once_explained")
     scale = _value(cfg, "train.scale")
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 <= scale < 1:
         raise ConfigError(f"train.scale={scale!r}: expected a fraction in [0, 1) (0 = off)")

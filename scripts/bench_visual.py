@@ -14,6 +14,7 @@ process's peak memory. JSON files of older runs, without the decoding columns, p
     (extra Hydra overrides of the LTN's config after --, e.g. -- logic=product train.epochs=60; the baselines train
     for the same epochs, batch size and learning rate)
     python scripts/bench_visual.py --size 4 --from-json a.json b.json     # one table from runs made in parallel
+    python scripts/bench_visual.py --size 9 --rescore-runs runs/9x9_k100_split*   # kept runs, today's decoding
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from ltn_sudoku.visual.baselines import (
 from ltn_sudoku.visual.data import VisualData, build_data
 from ltn_sudoku.visual.decode import map_decoding_metrics
 from ltn_sudoku.visual.evaluate import BoardScores, digit_accuracy
-from ltn_sudoku.visual.train import train_visual
+from ltn_sudoku.visual.train import load_visual, train_visual
 
 MODELS = ("ltn", "cnn", "oracle")
 
@@ -129,6 +130,26 @@ def print_table(size: int, runs: list[dict[str, Any]], note: str, teaching: str)
               f"{_cell(col['oracle']['digit']):>14} | {cpu:>20} | {f'{np.mean(ms):.1f}' if ms else '–':>6}")
 
 
+def rescore_runs(runs: list[Path]) -> None:
+    """The LTN reader + MAP decoding of kept runs (their best.pt, on the boards their config names) with today's
+    decoding and τ, beside the figure and τ in their metrics.json: the same readers, two calibrations."""
+    torch.set_num_threads(1)
+    recorded, now = [], []
+    print(f"{'run':<40} | {'recorded MAP %':>14} | {'recorded τ':>10} | {'MAP now %':>9} | {'τ now':>6}")
+    for run in runs:
+        model, _, payload = load_visual(str(run / "best.pt"))
+        config = payload["config"]
+        data = build_data(model.n, config["data"], int(config["seed"]))
+        then = json.loads((run / "metrics.json").read_text())
+        figures = map_decoding_metrics(read_probabilities(model.reader, data.val.boards), data.val.boards.valid,
+                                       read_probabilities(model.reader, data.test.boards), data.test.boards.valid)
+        recorded.append(then["test/map_decoding/board_accuracy"])
+        now.append(figures["test/map_decoding/board_accuracy"])
+        print(f"{str(run):<40} | {100 * recorded[-1]:14.1f} | {then['test/map_decoding/tau']:10.2f} | "
+              f"{100 * now[-1]:9.1f} | {figures['test/map_decoding/tau']:6.2f}", flush=True)
+    print(f"{'mean ± std':<40} | {_cell(recorded):>14} | {'':>10} | {_cell(now):>9} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, choices=(4, 9), required=True)
@@ -141,8 +162,14 @@ def main() -> None:
                              "run in parallel processes)")
     parser.add_argument("--keep-runs", type=Path, metavar="DIR",
                         help="keep each LTN run's folder (best.pt, metrics.json, tb/) under DIR, e.g. to ship one")
+    parser.add_argument("--rescore-runs", type=Path, nargs="+", metavar="RUN",
+                        help="train nothing: recompute the reader + MAP column of runs kept by --keep-runs with the "
+                             "current decoding and τ calibration, beside the figure each run recorded")
     parser.add_argument("overrides", nargs="*", help="Hydra overrides of the LTN's config (after --)")
     args = parser.parse_args()
+    if args.rescore_runs:
+        rescore_runs(args.rescore_runs)
+        return
     if args.from_json:
         saved = [json.loads(f.read_text()) for f in args.from_json]
         print_table(args.size, [r for s in saved if s["size"] == args.size for r in s["runs"]],

@@ -79,6 +79,7 @@ def test_training_never_reads_a_digit_label(tmp_path: Path, overrides: tuple[str
     ("model.axioms=[row,nonsense]", "model.axioms"),
     ("train.rotate=-5", "train.rotate=-5"),
     ("train.scale=1.0", "train.scale=1.0"),
+    ("train.warp_once_explained=maybe", "train.warp_once_explained='maybe'"),
 ])
 def test_bad_visual_configs_are_refused(tmp_path: Path, override: str, message: str,
                                         capsys: pytest.CaptureFixture[str]) -> None:
@@ -120,3 +121,22 @@ def test_warped_keeps_each_digit_a_digit() -> None:
     a = shifted(bar[:5], 2, torch.Generator().manual_seed(3))
     b = warped(bar[:5], 2, 0.0, 0.0, torch.Generator().manual_seed(3))
     assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize("gated, degrees", [(False, 15.0), (True, 0.0)])
+def test_rotation_waits_for_abduction_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gated: bool,
+                                                 degrees: float) -> None:
+    """With train.warp_once_explained and no board explained (abduction off here) training sees shifts only."""
+    import ltn_sudoku.visual.train as visual_train
+
+    seen: list[float] = []
+
+    def recording(images: torch.Tensor, pixels: int, deg: float, scale: float, generator: torch.Generator
+                  ) -> torch.Tensor:
+        seen.append(deg)
+        return warped(images, pixels, deg, scale, generator)
+
+    monkeypatch.setattr(visual_train, "warped", recording)
+    cfg = config(tmp_path, "train.epochs=2", "train.abduce_weight=0", f"train.warp_once_explained={gated}")
+    train_visual(cfg)
+    assert seen and set(seen) == {degrees}
