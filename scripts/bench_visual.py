@@ -104,8 +104,11 @@ def ltn_teaching(cfg: Any) -> str:
         parts.append(f"abduced MAP grids of valid boards from epoch {int(t.abduce_from_epoch)}")
         if float(t.self_train_confident) > 0:
             parts.append(f"invalid boards' readings with p >= {float(t.self_train_confident)}")
-    return (f"LTN reader (pool {int(m.pool)}, {int(m.channels)} channels) taught by: {'; '.join(parts)}; epoch chosen "
-            f"by {t.monitor}; {int(t.epochs)} epochs, lr {float(t.lr)}; oracle reader: same architecture, digit labels")
+    warp = (f"shift {int(t.shift)} px, rotate {float(t.get('rotate', 0.0)):g}°, scale ±{float(t.get('scale', 0.0)):g}"
+            + (" once half the valid boards are explained" if bool(t.get("warp_once_explained", False)) else ""))
+    return (f"LTN reader (pool {int(m.pool)}, {int(m.channels)} channels) taught by: {'; '.join(parts)}; augmentation: "
+            f"{warp}; epoch chosen by {t.monitor}; {int(t.epochs)} epochs, lr {float(t.lr)}; oracle reader: same "
+            "architecture, digit labels")
 
 
 def print_table(size: int, runs: list[dict[str, Any]], note: str, teaching: str) -> None:
