@@ -15,6 +15,7 @@ process's peak memory. JSON files of older runs, without the decoding columns, p
     for the same epochs, batch size and learning rate)
     python scripts/bench_visual.py --size 4 --from-json a.json b.json     # one table from runs made in parallel
     python scripts/bench_visual.py --size 9 --rescore-runs runs/9x9_k100_split*   # kept runs, today's decoding
+    python scripts/bench_visual.py --size 9 --rescore-runs runs/9x9_k100_split* --clips 1e-6 1e-12  # clips compared
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import json
 import resource
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +44,14 @@ from ltn_sudoku.visual.baselines import (
     train_oracle_reader,
 )
 from ltn_sudoku.visual.data import VisualData, build_data
-from ltn_sudoku.visual.decode import map_decoding_metrics
+from ltn_sudoku.visual.decode import (
+    CLIP,
+    calibrate_tau,
+    calibration_log_likelihood,
+    decode_boards,
+    map_decoding_metrics,
+    margins,
+)
 from ltn_sudoku.visual.evaluate import BoardScores, digit_accuracy
 from ltn_sudoku.visual.train import load_visual, train_visual
 
@@ -133,24 +142,39 @@ def print_table(size: int, runs: list[dict[str, Any]], note: str, teaching: str)
               f"{_cell(col['oracle']['digit']):>14} | {cpu:>20} | {f'{np.mean(ms):.1f}' if ms else '–':>6}")
 
 
-def rescore_runs(runs: list[Path]) -> None:
+def rescore_runs(runs: list[Path], clips: list[float], test_seed: int | None = None) -> None:
     """The LTN reader + MAP decoding of kept runs (their best.pt, on the boards their config names) with today's
-    decoding and τ, beside the figure and τ in their metrics.json: the same readers, two calibrations."""
+    decoding and τ, beside the figure and τ in their metrics.json: the same readers, two calibrations. With several
+    clips, each one's held-out accuracy, its calibration's validation log-likelihood (what a choice of clip can be
+    made on without the test boards) and the held-out errors by board kind. With `test_seed`, fresh held-out boards
+    (the same test image pool, boards never scored before) replace the recorded ones."""
     torch.set_num_threads(1)
-    recorded, now = [], []
-    print(f"{'run':<40} | {'recorded MAP %':>14} | {'recorded τ':>10} | {'MAP now %':>9} | {'τ now':>6}")
+    now: dict[float, list[float]] = {clip: [] for clip in clips}
+    recorded = []
+    print(f"{'run':<40} | {'recorded MAP %':>14} | {'recorded τ':>10} | {'clip':>5} | {'MAP now %':>9} | "
+          f"{'τ now':>6} | {'val log-lik':>11} | held-out errors by kind")
     for run in runs:
         model, _, payload = load_visual(str(run / "best.pt"))
         config = payload["config"]
-        data = build_data(model.n, config["data"], int(config["seed"]))
+        data_cfg = {**config["data"], **({} if test_seed is None else {"test_seed": test_seed})}
+        data = build_data(model.n, data_cfg, int(config["seed"]))
         then = json.loads((run / "metrics.json").read_text())
-        figures = map_decoding_metrics(read_probabilities(model.reader, data.val.boards), data.val.boards.valid,
-                                       read_probabilities(model.reader, data.test.boards), data.test.boards.valid)
         recorded.append(then["test/map_decoding/board_accuracy"])
-        now.append(figures["test/map_decoding/board_accuracy"])
-        print(f"{str(run):<40} | {100 * recorded[-1]:14.1f} | {then['test/map_decoding/tau']:10.2f} | "
-              f"{100 * now[-1]:9.1f} | {figures['test/map_decoding/tau']:6.2f}", flush=True)
-    print(f"{'mean ± std':<40} | {_cell(recorded):>14} | {'':>10} | {_cell(now):>9} |")
+        val_probs = read_probabilities(model.reader, data.val.boards)
+        test_probs = read_probabilities(model.reader, data.test.boards)
+        for clip in clips:
+            val_margin = margins(decode_boards(val_probs, clip=clip))
+            tau = calibrate_tau(val_margin, data.val.boards.valid)
+            test_margin = margins(decode_boards(test_probs, clip=clip))
+            wrong = (test_margin >= -tau) != data.test.boards.valid
+            now[clip].append(1 - float(wrong.mean()))
+            by_kind = Counter(kind for kind, w in zip(data.test.kinds, wrong) if w)
+            print(f"{str(run):<40} | {100 * recorded[-1]:14.1f} | {then['test/map_decoding/tau']:10.2f} | "
+                  f"{clip:5.0e} | {100 * now[clip][-1]:9.1f} | {tau:6.2f} | "
+                  f"{calibration_log_likelihood(val_margin, data.val.boards.valid, tau):11.1f} | "
+                  f"{', '.join(f'{k} {c}' for k, c in sorted(by_kind.items())) or 'none'}", flush=True)
+    for clip in clips:
+        print(f"{'mean ± std':<40} | {_cell(recorded):>14} | {'':>10} | {clip:5.0e} | {_cell(now[clip]):>9} |")
 
 
 def main() -> None:
@@ -168,10 +192,14 @@ def main() -> None:
     parser.add_argument("--rescore-runs", type=Path, nargs="+", metavar="RUN",
                         help="train nothing: recompute the reader + MAP column of runs kept by --keep-runs with the "
                              "current decoding and τ calibration, beside the figure each run recorded")
+    parser.add_argument("--clips", type=float, nargs="+", default=[CLIP], metavar="P",
+                        help="with --rescore-runs: the probability clips to compare (default: the decoder's own)")
+    parser.add_argument("--test-seed", type=int, metavar="SEED",
+                        help="with --rescore-runs: score fresh held-out boards of this seed instead of the runs' own")
     parser.add_argument("overrides", nargs="*", help="Hydra overrides of the LTN's config (after --)")
     args = parser.parse_args()
     if args.rescore_runs:
-        rescore_runs(args.rescore_runs)
+        rescore_runs(args.rescore_runs, args.clips, args.test_seed)
         return
     if args.from_json:
         saved = [json.loads(f.read_text()) for f in args.from_json]

@@ -13,7 +13,15 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 
 from ltn_sudoku.board import Board, geometry
 from ltn_sudoku.generate import generate
-from ltn_sudoku.visual.decode import BOUND, CLIP, SCALE, best_threshold_accuracy, calibrate_tau, decode
+from ltn_sudoku.visual.decode import (
+    BOUND,
+    CLIP,
+    SCALE,
+    best_threshold_accuracy,
+    calibrate_tau,
+    calibration_log_likelihood,
+    decode,
+)
 
 
 def all_valid_4x4() -> np.ndarray:
@@ -172,6 +180,35 @@ def test_calibrate_tau_edges() -> None:
     # boards beyond the bound say nothing about τ: no τ below it accepts them
     assert calibrate_tau(-np.array([0.0, 2.0, math.inf, 70.0]), np.array([True, False, True, True])) == pytest.approx(
         1.0, abs=1e-6)
+
+
+def test_calibration_log_likelihood_peaks_at_the_fitted_tau() -> None:
+    margin, valid = -np.array([0.0, 0.5, 3.0, 4.0, 7.0, 9.0]), np.array([True, True, True, False, True, False])
+    tau = calibrate_tau(margin, valid)
+    best = calibration_log_likelihood(margin, valid, tau)
+    assert best > calibration_log_likelihood(margin, valid, tau - 0.3)
+    assert best > calibration_log_likelihood(margin, valid, tau + 0.3)
+    # closed form: one valid board at distance 0 and τ = 0 → log σ(0) = −log 2
+    assert calibration_log_likelihood(np.array([0.0]), np.array([True]), 0.0) == pytest.approx(-math.log(2))
+    # a valid board beyond the bound counts at the bound (finite), an invalid one there costs almost nothing
+    assert calibration_log_likelihood(np.array([-math.inf]), np.array([True]), 10.0) == pytest.approx(
+        -math.log1p(math.exp(BOUND - 10.0)))
+    assert calibration_log_likelihood(np.array([-math.inf]), np.array([False]), 10.0) > -1e-20
+
+
+@pytest.mark.parametrize("clip", [1e-6, 1e-12])
+def test_a_confident_misreading_costs_its_log_likelihood_down_to_the_clip(clip: float) -> None:
+    """A valid 4x4 grid read confidently except one cell, whose true digit gets probability 1e-9 (read as another
+    digit at 1 - 1e-9): the best valid grid is the truth, min(20.7 nats, −log clip) away."""
+    truth = GRIDS_4[17]
+    probs = np.full((16, 4), 1e-15)
+    probs[np.arange(16), truth - 1] = 1.0
+    wrong = truth[5] % 4  # another digit's column
+    probs[5] = 1e-15
+    probs[5, wrong], probs[5, truth[5] - 1] = 1 - 1e-9, 1e-9
+    decoded = decode(probs, clip=clip)
+    assert np.array_equal(decoded.grid, truth)
+    assert decoded.margin == pytest.approx(-min(-math.log(1e-9), -math.log(clip)), abs=0.02)
 
 
 def test_best_threshold_accuracy() -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,10 +16,11 @@ from omegaconf import DictConfig
 
 from ltn_sudoku.config_check import check_config
 from ltn_sudoku.logic.checkpoint import load_checkpoint
-from ltn_sudoku.paths import CONF_DIR, SHARED_DATA
+from ltn_sudoku.paths import CONF_DIR, REPO_ROOT, SHARED_DATA
 from ltn_sudoku.train import train
 from ltn_sudoku.visual.boards import VisualBoards
 from ltn_sudoku.visual.data import VisualData, build_data
+from ltn_sudoku.visual.decode import CLIP
 from ltn_sudoku.visual.train import load_visual, shifted, train_visual, warped
 
 TINY = ["data.train_boards=8", "data.val_boards=8", "data.test_boards=8", "train.epochs=2", "train.progress=false",
@@ -140,3 +143,22 @@ def test_rotation_waits_for_abduction_when_asked(tmp_path: Path, monkeypatch: py
     cfg = config(tmp_path, "train.epochs=2", "train.abduce_weight=0", f"train.warp_once_explained={gated}")
     train_visual(cfg)
     assert seen and set(seen) == {degrees}
+
+
+def test_bench_rescore_reproduces_a_runs_figure_and_compares_clips(tmp_path: Path) -> None:
+    """scripts/bench_visual.py --rescore-runs end to end: with the decoder's own clip on the run's own test boards it
+    reproduces the MAP accuracy the run recorded; other clips and fresh test boards print a row each."""
+    run = tmp_path / "run"
+    metrics = train(config(run))
+    done = subprocess.run([sys.executable, "scripts/bench_visual.py", "--size", "4", "--rescore-runs", str(run),
+                           "--clips", str(CLIP), "1e-6"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = [line.split("|") for line in done.stdout.splitlines() if line.startswith(str(run))]
+    assert [float(r[3]) for r in rows] == [CLIP, 1e-6]
+    recorded = 100 * metrics["test/map_decoding/board_accuracy"]
+    assert float(rows[0][1]) == pytest.approx(recorded, abs=0.05) and float(rows[0][4]) == pytest.approx(recorded,
+                                                                                                         abs=0.05)
+    fresh = subprocess.run([sys.executable, "scripts/bench_visual.py", "--size", "4", "--rescore-runs", str(run),
+                            "--test-seed", "4321"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
+    assert fresh.returncode == 0, fresh.stderr
+    assert sum(line.startswith(str(run)) for line in fresh.stdout.splitlines()) == 1

@@ -15,7 +15,7 @@ The MAP is computed exactly by python-sat's RC2 (core-guided weighted MaxSAT): h
 ltn_sudoku.cnf.rule_clauses on an empty board; soft unit clauses ¬x(c, v), one per digit v that is not cell c's
 most probable, weigh round(SCALE · (log p(c, argmax) − log p(c, v))): a grid pays, for each cell, the log-likelihood
 it gives up there, so the MaxSAT cost is (−margin) in units of 1/SCALE nat (rounding can cost the optimum at most
-n*n / SCALE nats). Probabilities are clipped at CLIP, so one confidently read cell costs at most about 13.8
+n*n / SCALE nats). Probabilities are clipped at CLIP, so one confidently read cell costs at most about 27.6
 nats to change. Core-guided search raises a lower bound on the cost; beyond BOUND nats (several confidently read
 cells changed, as a blocks-only Latin square needs) it is stopped and the board has no valid grid within the bound
 (margin −inf, no grid): τ is never calibrated that far, so the verdict is exact; without the bound a few such 9x9
@@ -40,7 +40,11 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.cnf import decode_variable, rule_clauses, variable
 from ltn_sudoku.visual.evaluate import BoardScores
 
-CLIP = 1e-6  # probabilities below this count as this (a confident reading costs at most -log(CLIP) ≈ 13.8 nats)
+# probabilities below this count as this: a confident reading costs at most -log(CLIP) ≈ 27.6 nats to change. At 1e-6
+# (13.8 nats) a confidently read changed digit cost at most 13.8 nats, just under the 9x9 τ: two thirds of the 9x9
+# errors were boards with one changed digit called valid. The calibration's validation likelihood is higher at 1e-12
+# on all ten 9x9 readers tried (docs/visual.md, "The clip").
+CLIP = 1e-12
 SCALE = 100  # MaxSAT weights in 1/100 nat (1/1000 made near-uniform readings take RC2 seconds: more distinct weights)
 BOUND = 60.0  # nats: a board whose best valid grid is further from its reading has none "within the bound"
 TIME_LIMIT = 1.0  # CPU seconds per board: a near-uniform 9x9 reading (an untrained reader) can take RC2 minutes
@@ -129,12 +133,12 @@ def _within(n: int, loss: np.ndarray, limit: float, time_limit: float) -> list[i
     return model if model is not None and solver.cost <= limit else None
 
 
-def decode(probs: np.ndarray, bound: float = BOUND, time_limit: float = TIME_LIMIT) -> Decoding:
-    """MAP decoding of one board: probs (n*n, n), row-major cells, column v-1 = P(digit v)."""
+def decode(probs: np.ndarray, bound: float = BOUND, time_limit: float = TIME_LIMIT, clip: float = CLIP) -> Decoding:
+    """MAP decoding of one board: probs (n*n, n), row-major cells, column v-1 = P(digit v), clipped at `clip`."""
     cells, n = probs.shape
     if cells != n * n:
         raise ValueError(f"probabilities of shape {probs.shape}: expected (n*n, n)")
-    logp = np.log(np.clip(probs.astype(np.float64), CLIP, 1.0))
+    logp = np.log(np.clip(probs.astype(np.float64), clip, 1.0))
     reading = logp.argmax(axis=1)
     reading_ll = float(logp[np.arange(cells), reading].sum())
     if Board((reading + 1).tolist(), n).is_valid_solution:
@@ -154,9 +158,10 @@ def decode(probs: np.ndarray, bound: float = BOUND, time_limit: float = TIME_LIM
     return Decoding(grid, float(logp[np.arange(cells), grid - 1].sum()), reading_ll)
 
 
-def decode_boards(probs: np.ndarray, bound: float = BOUND, time_limit: float = TIME_LIMIT) -> list[Decoding]:
+def decode_boards(probs: np.ndarray, bound: float = BOUND, time_limit: float = TIME_LIMIT, clip: float = CLIP
+                  ) -> list[Decoding]:
     """MAP decoding of every board of probs (boards, n*n, n)."""
-    return [decode(p, bound, time_limit) for p in probs]
+    return [decode(p, bound, time_limit, clip) for p in probs]
 
 
 def margins(decodings: Sequence[Decoding]) -> np.ndarray:
@@ -196,6 +201,16 @@ def calibrate_tau(margin: np.ndarray, valid: np.ndarray, bound: float = BOUND, s
         mid = (low + high) / 2
         low, high = (mid, high) if slope_of_likelihood(mid) > 0 else (low, mid)
     return (low + high) / 2
+
+
+def calibration_log_likelihood(margin: np.ndarray, valid: np.ndarray, tau: float, bound: float = BOUND,
+                                slope: float = SLOPE) -> float:
+    """The log-likelihood of the labels under `calibrate_tau`'s model P(valid | d) = σ((τ − d) / slope), a board
+    beyond the bound counted at d = bound (its distance is at least that). How well a decoding's distances explain
+    the labels: it compares decodings (e.g. clips) on the same validation boards."""
+    distance = np.clip(-np.asarray(margin, dtype=np.float64), 0.0, bound)
+    z = (tau - distance) / slope
+    return float(np.where(np.asarray(valid, dtype=bool), -np.logaddexp(0.0, -z), -np.logaddexp(0.0, z)).sum())
 
 
 def best_threshold_accuracy(margin: np.ndarray, valid: np.ndarray, bound: float = BOUND) -> float:
