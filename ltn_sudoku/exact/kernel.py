@@ -49,6 +49,7 @@ Keep every jitted function in this one file: numba's cache does not notice edits
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from typing import Any, Callable
 
@@ -510,13 +511,15 @@ def _search(grid: np.ndarray, limit: int, found: np.ndarray, rng: np.ndarray, sc
 # ---- 9x9: band solver ------------------------------------------------------------------------------------------------
 # The 81 cells form 3 bands of 27 (3 rows x 9 columns); bit 9 * (row % 3) + column of a band word is one cell.
 # State: F[3 * d + b], the cells of band b where digit d is possible or placed, and S[b], the placed cells of band b;
-# 30 words in one uint64 array (F then S), copied whole at each choice point.
+# 30 words in one uint64 array (F then S), copied whole at each choice point. Propagation tracks the words that
+# changed as a 27-bit set (bit 3 * d + b for F[3 * d + b]): a digit is looked at again only in the bands it changed in.
 _BAND = np.uint64((1 << 27) - 1)
+_LOW9 = np.uint64(0x1FF)
 
 
 def _band_tables() -> tuple[np.ndarray, ...]:
-    """Constant masks for the 9x9 solver: peers per cell and band, rows/boxes/columns within a band, and the
-    box-line reduction of a 3x3 pattern of triads (3 cells of a row or column in one box)."""
+    """Constant masks for the 9x9 solver: peers per cell and band, rows/boxes/columns within a band, and box-line
+    reduction on a 3x3 pattern of triads (3 cells of a row or column in one box)."""
     peers = np.zeros((81, 3), np.uint64)
     for cell in range(81):
         r, c = divmod(cell, 9)
@@ -526,119 +529,191 @@ def _band_tables() -> tuple[np.ndarray, ...]:
                 peers[cell, pr // 3] |= np.uint64(1 << (9 * (pr % 3) + pc))
     rows = np.array([0x1FF << (9 * r) for r in range(3)], np.uint64)
     boxes = np.array([(0x7 | 0x7 << 9 | 0x7 << 18) << (3 * j) for j in range(3)], np.uint64)
-    cols = np.array([(1 | 1 << 9 | 1 << 18) << c for c in range(9)], np.uint64)
     col3 = np.array([sum((1 | 1 << 9 | 1 << 18) << i for i in range(3) if x >> i & 1) for x in range(8)], np.uint64)
     triads = np.array([sum(1 << j for j in range(3) if y >> (3 * j) & 7) for y in range(512)], np.uint64)
     expand = np.array([sum(0x7 << (9 * (i // 3) + 3 * (i % 3)) for i in range(9) if p >> i & 1) for p in range(512)],
                       np.uint64)
+    # A digit fills one triad per row and per box of a band (or one column per band and per box of a stack): one of
+    # the 6 permutations of a 3x3 pattern (bit 3 * row + box). lock[p] is the union of those the pattern p still
+    # allows: box-line reduction (pointing and claiming) to its fixpoint, and 0 when none is left (a contradiction).
+    permutations = [sum(1 << (3 * a + s[a]) for a in range(3)) for s in itertools.permutations(range(3))]
     lock = np.zeros(512, np.uint64)
     for p in range(512):
-        q = p
-        while True:
-            before = q
-            for a in range(3):  # a group of the first index with one member c clears c from the other groups
-                g = q >> (3 * a) & 7
-                if g and not g & (g - 1):
-                    q &= ~sum(g << (3 * other) for other in range(3) if other != a)
-            for c in range(3):  # a group of the second index with one member a clears the rest of a's group
-                members = [a for a in range(3) if q >> (3 * a + c) & 1]
-                if len(members) == 1:
-                    a = members[0]
-                    q &= ~((7 & ~(1 << c)) << (3 * a))
-            if q == before:
-                break
-        lock[p] = q
-    return peers, rows, boxes, cols, col3, triads, expand, lock
+        for m in permutations:
+            if m & p == m:
+                lock[p] |= np.uint64(m)
+    return peers, rows, boxes, col3, triads, expand, lock
 
 
-_PEERS9, _ROWS9, _BOXES9, _COLS9, _COL3_9, _TRIADS9, _EXPAND9, _LOCK9 = _band_tables()
+_PEERS9, _ROWS9, _BOXES9, _COL3_9, _TRIADS9, _EXPAND9, _LOCK9 = _band_tables()
 
 
 @cached_njit(inline="always")
 def _b_place(st: np.ndarray, cell: int, d: int) -> int:
-    """Place digit d (0-based) in cell: -1 if d is not possible there, else the digits whose masks changed."""
+    """Place digit d (0-based) in cell: -1 if d is not possible there, else the words that changed (bit 3*d+b)."""
     b = cell // 27
     bit = _ONE << np.uint64(cell % 27)
     if st[3 * d + b] & bit == 0:
         return -1
     if st[27 + b] & bit:
         return 0
-    changed = 1 << d
-    for e in range(9):
-        if e != d and st[3 * e + b] & bit:
-            st[3 * e + b] &= ~bit
-            changed |= 1 << e
+    keep = st[3 * d + b]
+    changed = 0
+    for e in range(9):  # without branches: clear the cell in every digit's word, then give d's back
+        x = st[3 * e + b]
+        changed |= np.int64((x & bit) != _ZERO) << (3 * e + b)
+        st[3 * e + b] = x & ~bit
+    st[3 * d + b] = keep
     for bb in range(3):
-        st[3 * d + bb] &= ~_PEERS9[cell, bb]
+        x = st[3 * d + bb]
+        y = x & ~_PEERS9[cell, bb]
+        if y != x:
+            st[3 * d + bb] = y
+            changed |= 1 << (3 * d + bb)
     st[27 + b] |= bit
     return changed
 
 
+@cached_njit(inline="always")
+def _fold(x: np.uint64) -> np.uint64:
+    """The columns (9 bits) where a band word has a cell."""
+    return (x | x >> np.uint64(9) | x >> np.uint64(18)) & _LOW9
+
+
+@cached_njit(inline="always")
+def _fold2(x: np.uint64) -> np.uint64:
+    """The columns where a band word has two cells or more."""
+    r0 = x & _LOW9
+    r1 = x >> np.uint64(9) & _LOW9
+    r2 = x >> np.uint64(18)
+    return (r0 & r1) | (r0 & r2) | (r1 & r2)
+
+
+@cached_njit(inline="always")
+def _band_lock(x: np.uint64) -> np.uint64:
+    """Box-line reduction of one digit's word in one band: 0 when the band has no place left for it."""
+    p = _TRIADS9[x & _LOW9] | _TRIADS9[x >> np.uint64(9) & _LOW9] << np.uint64(3) | \
+        _TRIADS9[x >> np.uint64(18)] << np.uint64(6)
+    return x & _EXPAND9[_LOCK9[p]]
+
+
+@cached_njit(inline="always")
+def _alone(m: np.uint64) -> np.uint64:
+    """m if it has at most one cell, else 0."""
+    return m if m & (m - _ONE) == _ZERO else _ZERO
+
+
+@cached_njit(inline="always")
+def _band_hidden(x: np.uint64) -> np.uint64:
+    """The cells of a band word alone in their row or in their box."""
+    rows = _alone(x & _ROWS9[0]) | _alone(x & _ROWS9[1]) | _alone(x & _ROWS9[2])
+    return rows | _alone(x & _BOXES9[0]) | _alone(x & _BOXES9[1]) | _alone(x & _BOXES9[2])
+
+
 @cached_njit
-def _b_digit(st: np.ndarray, d: int) -> int:
-    """Box-line reduction and hidden singles of digit d: -1 on contradiction, else the digits that changed."""
+def _b_digit(st: np.ndarray, d: int, bands: int) -> int:
+    """Box-line reduction and hidden singles of digit d, whose words changed in `bands` (bit b): -1 on
+    contradiction, else the words that changed (bit 3*d+b). The three words stay in registers, the checks are
+    branch-free bit operations (hidden singles of all 9 columns at once by bit-sliced counting over the bands)."""
+    x0 = st[3 * d]
+    x1 = st[3 * d + 1]
+    x2 = st[3 * d + 2]
     changed = 0
-    while True:  # box-line reduction in the three bands, then in the three stacks, until stable
-        again = False
-        for b in range(3):
-            x = st[3 * d + b]
-            p = _TRIADS9[x & np.uint64(0x1FF)] | _TRIADS9[(x >> np.uint64(9)) & np.uint64(0x1FF)] << np.uint64(3) | \
-                _TRIADS9[x >> np.uint64(18)] << np.uint64(6)
-            q = _LOCK9[p]
-            if q != p:
-                st[3 * d + b] = x & _EXPAND9[q]
-                changed |= 1 << d
-                again = True
+    touched = bands
+    while True:  # box-line reduction in the bands that changed, then in the three stacks, until stable
+        if bands & 1:
+            y = _band_lock(x0)
+            if y != x0:
+                if y == _ZERO:
+                    return -1
+                x0 = y
+                changed |= 1
+        if bands & 2:
+            y = _band_lock(x1)
+            if y != x1:
+                if y == _ZERO:
+                    return -1
+                x1 = y
+                changed |= 2
+        if bands & 4:
+            y = _band_lock(x2)
+            if y != x2:
+                if y == _ZERO:
+                    return -1
+                x2 = y
+                changed |= 4
+        r0 = _fold(x0)
+        r1 = _fold(x1)
+        r2 = _fold(x2)
+        bands = 0
         for j in range(3):
             shift = np.uint64(3 * j)
-            p = _ZERO
-            for b in range(3):
-                x = st[3 * d + b]
-                present = (x | x >> np.uint64(9) | x >> np.uint64(18)) >> shift & np.uint64(7)
-                p |= present << np.uint64(3 * b)
+            p = (r0 >> shift & np.uint64(7)) | (r1 >> shift & np.uint64(7)) << np.uint64(3) | \
+                (r2 >> shift & np.uint64(7)) << np.uint64(6)
             q = _LOCK9[p]
             if q != p:
-                for b in range(3):
-                    gone = (p & ~q) >> np.uint64(3 * b) & np.uint64(7)
-                    st[3 * d + b] &= ~(_COL3_9[gone] << shift)
-                changed |= 1 << d
-                again = True
-        if not again:
-            break
-    for b in range(3):  # hidden singles in rows and boxes
-        for i in range(3):
-            for mask in (_ROWS9[i], _BOXES9[i]):
-                m = st[3 * d + b] & mask
-                if m == 0:
+                if q == _ZERO:
                     return -1
-                if m & (m - _ONE) == 0 and st[27 + b] & m == 0:
-                    got = _b_place(st, 27 * b + np.int64(trailing_zeros(m)), d)
-                    if got < 0:
-                        return -1
-                    changed |= got
-    for c in range(9):  # hidden singles in columns
-        total = 0
-        last = 0
-        for b in range(3):
-            m = st[3 * d + b] & _COLS9[c]
-            if m:
-                total += 1 if m & (m - _ONE) == 0 else 2
-                last = 27 * b + np.int64(trailing_zeros(m))
-        if total == 0:
-            return -1
-        if total == 1 and st[27 + last // 27] & (_ONE << np.uint64(last % 27)) == 0:
-            got = _b_place(st, last, d)
+                gone = p & ~q
+                g = gone & np.uint64(7)
+                if g:
+                    x0 &= ~(_COL3_9[g] << shift)
+                    bands |= 1
+                g = gone >> np.uint64(3) & np.uint64(7)
+                if g:
+                    x1 &= ~(_COL3_9[g] << shift)
+                    bands |= 2
+                g = gone >> np.uint64(6)
+                if g:
+                    x2 &= ~(_COL3_9[g] << shift)
+                    bands |= 4
+        if bands == 0:
+            break
+        changed |= bands
+        touched |= bands
+    st[3 * d] = x0
+    st[3 * d + 1] = x1
+    st[3 * d + 2] = x2
+    r0 = _fold(x0)
+    r1 = _fold(x1)
+    r2 = _fold(x2)
+    if r0 | r1 | r2 != _LOW9:
+        return -1  # a column without a place for d
+    single_columns = (r0 | r1 | r2) & ~(_fold2(x0) | _fold2(x1) | _fold2(x2) | (r0 & r1) | (r0 & r2) | (r1 & r2))
+    spread = single_columns * np.uint64(1 | 1 << 9 | 1 << 18)  # the cells of those columns in every band
+    h0 = ((_band_hidden(x0) if touched & 1 else _ZERO) | x0 & spread) & ~st[27]
+    h1 = ((_band_hidden(x1) if touched & 2 else _ZERO) | x1 & spread) & ~st[28]
+    h2 = ((_band_hidden(x2) if touched & 4 else _ZERO) | x2 & spread) & ~st[29]
+    changed <<= 3 * d
+    for b in range(3):  # each of these cells is the only place of d in a unit: two that see each other contradict
+        h = h0 if b == 0 else (h1 if b == 1 else h2)
+        while h:
+            bit = h & (~h + _ONE)
+            h ^= bit
+            got = _b_place(st, 27 * b + np.int64(trailing_zeros(bit)), d)
             if got < 0:
                 return -1
             changed |= got
     return changed
 
 
+@cached_njit(inline="always")
+def _band_set(changed: int) -> int:
+    """The bands (bit b) of a set of changed words (bit 3*d+b)."""
+    x = changed | changed >> 3 | changed >> 6
+    x = x | x >> 9 | x >> 18
+    return x & 7
+
+
 @cached_njit
 def _b_propagate(st: np.ndarray, dirty: int) -> bool:
-    """Naked singles, then box-line reduction and hidden singles of each changed digit, to a fixpoint."""
+    """To a fixpoint: naked singles in the bands whose words changed, then box-line reduction and hidden singles of
+    every changed digit in the bands it changed in. dirty: the changed words (bit 3*d+b)."""
+    scan = _band_set(dirty)
     while True:
-        for b in range(3):
+        while scan:
+            b = np.int64(trailing_zeros(np.uint64(scan)))
+            scan &= ~(1 << b)
             open_cells = ~st[27 + b] & _BAND
             if open_cells == 0:
                 continue
@@ -663,14 +738,21 @@ def _b_propagate(st: np.ndarray, dirty: int) -> bool:
                 if got < 0:
                     return False
                 dirty |= got
+                scan |= _band_set(got)
         if dirty == 0:
             return True
-        d = np.int64(trailing_zeros(np.uint64(dirty)))
-        dirty &= ~(1 << d)
-        got = _b_digit(st, d)
-        if got < 0:
-            return False
-        dirty |= got
+        todo = dirty  # every digit changed so far, once, before the next naked singles
+        dirty = 0
+        while todo:
+            d = np.int64(trailing_zeros(np.uint64(todo))) // 3
+            bands = ((todo | dirty) >> (3 * d)) & 7
+            todo &= ~(7 << (3 * d))
+            dirty &= ~(7 << (3 * d))
+            got = _b_digit(st, d, bands)
+            if got < 0:
+                return False
+            dirty |= got
+            scan |= _band_set(got)
 
 
 @cached_njit(inline="always")
@@ -746,7 +828,7 @@ def _b_search(grid: np.ndarray, limit: int, found: np.ndarray) -> int:
             ok = False
             break
     if ok:
-        ok = _b_propagate(st, 0x1FF)
+        ok = _b_propagate(st, (1 << 27) - 1)
     saved = np.empty((82, 30), np.uint64)
     choice = np.empty((82, 2), np.int64)
     depth = 0
@@ -780,7 +862,7 @@ def _b_search(grid: np.ndarray, limit: int, found: np.ndarray) -> int:
             cell = choice[depth, 0]
             d = choice[depth, 1]
             st[3 * d + cell // 27] &= ~(_ONE << np.uint64(cell % 27))
-            ok = _b_propagate(st, 1 << d)
+            ok = _b_propagate(st, 1 << (3 * d + cell // 27))
     return total
 
 
