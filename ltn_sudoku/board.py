@@ -193,6 +193,15 @@ class Board:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Board is immutable")
 
+    def __getattr__(self, name: str) -> tuple[int, ...]:
+        """Only reached when a slot is unset: `values` of a board from from_cell_bytes, built from its bytes once.
+        (A property would slow down every other read of `values`; this costs the first read only.)"""
+        if name != "values":
+            raise AttributeError(f"'Board' object has no attribute {name!r}")
+        values = tuple(self._cells)
+        _SET_VALUES(self, values)
+        return values
+
     def __reduce__(self) -> tuple[type[Board], tuple[tuple[int, ...], int]]:
         """Pickle through the constructor (boards travel to worker processes: classify --jobs)."""
         return (Board, (self.values, self.n))
@@ -215,8 +224,7 @@ class Board:
             return cls(cells, n)  # the general path names what is wrong
         board = object.__new__(cls)
         _SET_N(board, n)
-        _SET_VALUES(board, tuple(cells))
-        _SET_CELLS(board, cells)
+        _SET_CELLS(board, cells)  # `values` is left unset: __getattr__ builds it on first use (a count never needs it)
         return board
 
     @classmethod

@@ -91,6 +91,19 @@ def test_from_string_keeps_the_parsed_cells_for_the_exact_path() -> None:
     assert Board(list(board.values)).cell_bytes() == board.cell_bytes()
 
 
+def test_a_parsed_board_builds_its_values_on_first_use_only() -> None:
+    """from_cell_bytes leaves `values` unset (a count reads the bytes); every way of reading a board still works."""
+    fresh = lambda: Board.from_cell_bytes(bytes([1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 0]), 4)  # noqa: E731
+    expected = Board([1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 0])
+    assert pickle.loads(pickle.dumps(fresh())) == expected
+    assert fresh() == expected and hash(fresh()) == hash(expected) and fresh()[15] == 0 and list(fresh()) == list(
+        expected)
+    board = fresh()
+    assert board.values is board.values  # built once, then an ordinary slot
+    with pytest.raises(AttributeError, match="no attribute 'valeus'"):
+        board.valeus  # noqa: B018
+
+
 def test_draw_marks_highlighted_cells() -> None:
     b = Board.from_string("1134" "3412" "2143" "4321")
     text = b.draw(highlight=[0, 1])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -274,6 +275,20 @@ def test_missing_file_and_directory(tmp_path: Path) -> None:
 ])
 def test_parse_board_text_errors(text: str, message: str) -> None:
     with pytest.raises(FormatError, match=message):
+        parse_board_text(text)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("1.3421x33412432.", "<board>:1:7: unexpected character 'x'"),
+    ("1.3434.22153432.", "<board>:1:11: digit 5 is out of range for a 4x4 board"),
+    ("1.3\x0534.22143432.", "<board>:1:4: unexpected character '\\x05'"),  # a byte value that is a digit's
+    ("1.3\x0034.22143432.", "<board>:1:4: unexpected character '\\x00'"),  # and the empty cell's
+    ("1.3\u00e934.22143432.", "<board>:1:4: unexpected character '\u00e9'"),
+    ("." * 40 + "a" + "." * 40, "<board>:1:41: unexpected character 'a'"),
+])
+def test_line_strings_with_a_bad_character_are_located(text: str, message: str) -> None:
+    """The line-string fast path (translations in C) hands anything but cell characters to the general reader."""
+    with pytest.raises(FormatError, match=re.escape(message)):
         parse_board_text(text)
 
 

@@ -38,7 +38,7 @@ def _backend(name: str) -> ModuleType:
 
 def count_solutions(board: Board, limit: int = 2, backend: str = "auto") -> int:
     """Number of solutions up to `limit`: 0 (impossible), 1 (unique), ... `limit` means 'at least limit'."""
-    return int((_LOADED.get(backend) or _backend(backend)).count_solutions(board, limit))
+    return (_LOADED.get(backend) or _backend(backend)).count_solutions(board, limit)  # every backend gives an int
 
 
 def solve(board: Board, backend: str = "auto") -> Board | None:

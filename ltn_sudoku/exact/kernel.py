@@ -817,9 +817,11 @@ def _b_pick(st: np.ndarray) -> tuple[int, int]:
 
 
 @cached_njit
-def _b_search(grid: np.ndarray, limit: int, found: np.ndarray) -> int:
-    """min(#solutions of a 9x9 grid, limit); the first found.shape[0] solutions go to found's rows."""
-    st = np.empty(30, np.uint64)
+def _b_search(grid: np.ndarray, limit: int, found: np.ndarray, work: np.ndarray) -> int:
+    """min(#solutions of a 9x9 grid (an integer array or the 81 cell bytes), limit); the first found.shape[0]
+    solutions go to found's rows. work: _b_work(), the state and the stack of choice points in one allocation
+    (row 82 the state; rows 0..81 a saved state each, its choice (cell, digit) in columns 30 and 31)."""
+    st = work[82]
     st[:27] = _BAND
     st[27:] = 0
     ok = True
@@ -829,8 +831,6 @@ def _b_search(grid: np.ndarray, limit: int, found: np.ndarray) -> int:
             break
     if ok:
         ok = _b_propagate(st, (1 << 27) - 1)
-    saved = np.empty((82, 30), np.uint64)
-    choice = np.empty((82, 2), np.int64)
     depth = 0
     total = 0
     while True:
@@ -848,9 +848,9 @@ def _b_search(grid: np.ndarray, limit: int, found: np.ndarray) -> int:
                 ok = False
                 continue
             cell, d = _b_pick(st)
-            saved[depth] = st
-            choice[depth, 0] = cell
-            choice[depth, 1] = d
+            work[depth, :30] = st[:30]
+            work[depth, 30] = cell
+            work[depth, 31] = d
             depth += 1
             got = _b_place(st, cell, d)
             ok = got >= 0 and _b_propagate(st, got)
@@ -858,12 +858,18 @@ def _b_search(grid: np.ndarray, limit: int, found: np.ndarray) -> int:
             if depth == 0:
                 break
             depth -= 1
-            st[:] = saved[depth]
-            cell = choice[depth, 0]
-            d = choice[depth, 1]
+            st[:30] = work[depth, :30]
+            cell = np.int64(work[depth, 30])
+            d = np.int64(work[depth, 31])
             st[3 * d + cell // 27] &= ~(_ONE << np.uint64(cell % 27))
             ok = _b_propagate(st, 1 << (3 * d + cell // 27))
     return total
+
+
+@cached_njit(inline="always")
+def _b_work() -> np.ndarray:
+    """The band solver's work array (see _b_search): 21 KB, one allocation per count, or per batch."""
+    return np.empty((83, 32), np.uint64)
 
 
 # ---- numba-callable and batch entry points -------------------------------------------------------------------------
@@ -938,8 +944,9 @@ def _solve_rows(puzzles: np.ndarray, n: int, limit: int, store: int, rng: np.nda
     """
     out = np.empty((store, n * n), np.int16)
     if n == 9 and rng.shape[0] == 0:
+        work = _b_work()
         for i in range(puzzles.shape[0]):
-            counts[i] = _b_search(puzzles[i], limit, out)
+            counts[i] = _b_search(puzzles[i], limit, out, work)
             for j in range(min(store, counts[i])):
                 found[i, j] = out[j]
         return
@@ -966,7 +973,7 @@ def _solve_rows(puzzles: np.ndarray, n: int, limit: int, store: int, rng: np.nda
 def count_solutions_nb(grid: np.ndarray, n: int, limit: int) -> int:
     """min(#solutions, limit) of a flat grid; callable from @njit code (see the module docstring)."""
     if n == 9:
-        return _b_search(grid, limit, np.empty((0, 81), np.int16))
+        return _b_search(grid, limit, np.empty((0, 81), np.int16), _b_work())
     units, peers, cell_units, full = _tables(n)
     cand, count, value, flags, queue, meta, weight = _workspace(n)
     return _count(grid, limit, np.empty((0, n * n), np.int16), units, peers, cell_units, full, cand, count, value,
@@ -979,7 +986,7 @@ def _count_capped(grid: np.ndarray, n: int, limit: int, max_dead_ends: int, foun
     of a side other than 9 met more than max_dead_ends dead ends (0 = no cap). 9x9 goes to the band solver, which
     has no cap and needs none (its worst known puzzles take milliseconds)."""
     if n == 9:
-        return _b_search(grid, limit, found)
+        return _b_search(grid, limit, found, _b_work())
     units, peers, cell_units, full = _tables(n)
     cand, count, value, flags, queue, meta, weight = _workspace(n)
     return _count(grid, limit, found, units, peers, cell_units, full, cand, count, value, flags, queue, meta, weight,
@@ -989,11 +996,9 @@ def _count_capped(grid: np.ndarray, n: int, limit: int, max_dead_ends: int, foun
 @cached_njit
 def _count_cells(cells: bytes, limit: int) -> int:
     """min(#solutions, limit) of a 9x9 board given as its 81 cell bytes (Board.cell_bytes()): the single-board path.
-    bytes go to numba as they are (no numpy array to build) and two arguments dispatch faster than five."""
-    grid = np.empty(81, np.int32)
-    for cell in range(81):
-        grid[cell] = cells[cell]
-    return _b_search(grid, limit, np.empty((0, 81), np.int16))
+    bytes go to numba as they are (no numpy array to build, the band solver reads them) and two arguments dispatch
+    faster than five."""
+    return _b_search(cells, limit, np.empty((0, 81), np.int16), _b_work())
 
 
 @cached_njit

@@ -94,7 +94,8 @@ def answer(board: Board, limit: int = 2, store: int = 0, max_dead_ends: int | No
 def count_solutions(board: Board, limit: int = 2) -> int:
     """min(#solutions, limit)."""
     if board.n == 9 and limit >= 1:  # the common case, without answer()'s allocations: the band solver on the bytes
-        return kernel._count_cells(board.cell_bytes(), limit)
+        cells = board._cells  # a parsed board's bytes, read without cell_bytes()'s call (a tenth of the whole count)
+        return kernel._count_cells(cells if cells is not None else board.cell_bytes(), limit)
     return answer(board, limit).count
 
 
