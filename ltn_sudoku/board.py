@@ -114,6 +114,24 @@ class Geometry:
 _LINE_CHARS = bytes.maketrans(bytes(range(10)), b".123456789")  # Board.to_line for n <= 9
 _CELL_DIGITS = {n: bytes(range(n + 1)) for n in SUPPORTED_SIZES if n <= 9}  # the byte values a cell of side n takes
 _parse_board_text: Callable[[str], Board] | None = None  # ltn_sudoku.io.parse_board_text, once Board.from_string ran
+_LINE_SIDES = {n * n: n for n in _CELL_DIGITS}  # a line string's length -> its side
+# A line string's characters to cell bytes: '.' and '0' to 0, '1'..'9' to 1..9, anything else to 255 (never a cell).
+_LINE_BYTES = bytes(dict(zip(b".0123456789", [0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9])).get(b, 255) for b in range(256))
+
+
+def line_board(text: str) -> Board | None:
+    """The board of a line string (one character per cell, '.' or '0' empty, n <= 9), or None when `text` is not
+    one: the usual input, read by two translations in C (Board.from_string and io.parse_board_text start here)."""
+    n = _LINE_SIDES.get(len(text))
+    if n is None or not text.isascii():
+        return None
+    cells = text.encode("ascii").translate(_LINE_BYTES)
+    if cells.translate(None, _CELL_DIGITS[n]):
+        return None  # a character that is not a cell of this side
+    board = object.__new__(Board)
+    _SET_N(board, n)
+    _SET_CELLS(board, cells)  # `values` is left unset: __getattr__ builds it on first use (a count never needs it)
+    return board
 
 
 def iter_bits(x: int) -> Iterator[int]:
@@ -210,6 +228,9 @@ class Board:
     @classmethod
     def from_string(cls, text: str) -> Board:
         """Parse one board in any single-board text format (line string, rows, grid CSV, 2-digit string)."""
+        board = line_board(text)
+        if board is not None:
+            return board
         global _parse_board_text
         if _parse_board_text is None:  # ltn_sudoku.io imports this module: bound on first use, then a global lookup
             from ltn_sudoku.io import parse_board_text as _parse_board_text
@@ -224,7 +245,7 @@ class Board:
             return cls(cells, n)  # the general path names what is wrong
         board = object.__new__(cls)
         _SET_N(board, n)
-        _SET_CELLS(board, cells)  # `values` is left unset: __getattr__ builds it on first use (a count never needs it)
+        _SET_CELLS(board, cells)  # `values` is left unset, as in line_board
         return board
 
     @classmethod

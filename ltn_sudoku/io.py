@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Iterable, Iterator, Sequence
 
-from ltn_sudoku.board import SUPPORTED_SIZES, Board, BoardError
+from ltn_sudoku.board import SUPPORTED_SIZES, Board, line_board
 
 FORMATS: tuple[str, ...] = ("line", "grid", "kaggle", "table")
 MAX_LINE_CHARS = 100_000  # the longest valid line (81x81 at 2 chars per cell) is 13,122 characters
@@ -40,8 +40,7 @@ _SINGLE_LENGTHS = {n * n: n for n in SUPPORTED_SIZES if n <= 9}
 _DOUBLE_LENGTHS = {2 * n * n: n for n in SUPPORTED_SIZES}
 _EMPTY_CHARS = ".0"
 _SINGLE_CELLS = {n: re.compile(f"[.0-{n}]+") for n in _SINGLE_LENGTHS.values()}
-# '.' and '0'..'9' to their cell values, any other byte to 255 (out of range for every side: the board rejects it)
-_CELL_BYTES = bytes(dict(zip(b".0123456789", [0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9])).get(b, 255) for b in range(256))
+_CELL_BYTES = bytes.maketrans(b".0123456789", bytes([0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9]))
 _SEPARATORS = set(" \t\r\n,|+-_")
 _SIZES_TEXT = ", ".join(map(str, SUPPORTED_SIZES))
 
@@ -164,12 +163,9 @@ def parse_board_text(text: str, name: str = "<board>") -> Board:
     Comment lines (``#``) are skipped and separators (spaces, commas, box-drawing ``|+-``) ignored. A grid CSV with
     multi-digit values (n > 9) is read by its commas. Errors name `name` and the line and column in `text`.
     """
-    n = _SINGLE_LENGTHS.get(len(text))
-    if n is not None and text.isascii():  # a line string, the usual case: checked by translations in C, no regex
-        try:
-            return Board.from_cell_bytes(text.encode("ascii").translate(_CELL_BYTES), n)
-        except BoardError:
-            pass  # a character that is not a cell of this side: the general path reads the text or locates it
+    board = line_board(text)  # the usual case; anything else is read (or its error located) below
+    if board is not None:
+        return board
     numbered = list(_content(text.splitlines()))
     if not numbered:
         raise FormatError("no board found: expected a board string such as '1.34 34.2 2143 432.'", name)
