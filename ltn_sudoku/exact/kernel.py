@@ -14,9 +14,11 @@ over an explicit stack of saved states, so the hot loop neither recurses nor all
 - Band solver, 9x9 only (the sizes that matter most, about 5x faster than the general solver on 9x9). The state is
   30 words: per digit and band (3 rows) a 27-bit mask of the cells where the digit is possible or placed, plus the
   placed cells per band. Placing a digit is a dozen word operations; naked singles come from bit-sliced counting over
-  the 9 digits, hidden singles from masks per row, box and column, box-line reduction from one table lookup per band
-  and per stack on the 3x3 pattern of triads. It branches on the two-candidate cell whose placements would remove
-  the most candidates from its peers.
+  the 9 digits, hidden singles from branch-free masks per row and box and bit-sliced counting over the bands for the
+  9 columns at once, box-line reduction from one table lookup per band and per stack on the 3x3 pattern of triads
+  (the union of the digit's placements the pattern still allows; none left is a contradiction). Propagation tracks
+  the changed (digit, band) words, so a digit is looked at again only in the bands it changed in. It branches on the
+  two-candidate cell whose placements would remove the most candidates from its peers.
 
 Module API (Board in, Board out), the same as ltn_sudoku.exact.search:
     count_solutions(board, limit=2) -> int       min(#solutions, limit)
