@@ -623,27 +623,15 @@ def _b_digit(st: np.ndarray, d: int, bands: int) -> int:
     changed = 0
     touched = bands
     while True:  # box-line reduction in the bands that changed, then in the three stacks, until stable
-        if bands & 1:
-            y = _band_lock(x0)
-            if y != x0:
-                if y == _ZERO:
-                    return -1
-                x0 = y
-                changed |= 1
-        if bands & 2:
-            y = _band_lock(x1)
-            if y != x1:
-                if y == _ZERO:
-                    return -1
-                x1 = y
-                changed |= 2
-        if bands & 4:
-            y = _band_lock(x2)
-            if y != x2:
-                if y == _ZERO:
-                    return -1
-                x2 = y
-                changed |= 4
+        y0 = _band_lock(x0) if bands & 1 else x0
+        y1 = _band_lock(x1) if bands & 2 else x1
+        y2 = _band_lock(x2) if bands & 4 else x2
+        if y0 == _ZERO or y1 == _ZERO or y2 == _ZERO:
+            return -1  # a band without a place for d
+        changed |= np.int64(y0 != x0) | np.int64(y1 != x1) << 1 | np.int64(y2 != x2) << 2
+        x0 = y0
+        x1 = y1
+        x2 = y2
         r0 = _fold(x0)
         r1 = _fold(x1)
         r2 = _fold(x2)
