@@ -147,6 +147,32 @@ def test_sat_count_restores_the_garbage_collector() -> None:
     assert gc.isenabled()
 
 
+def test_sat_solver_takes_its_options() -> None:
+    """CaDiCaL ignores options it cannot take without a word: the portfolio's solver must search differently from a
+    default CaDiCaL on the same CNFs (stable mode only), and agree with it on satisfiability."""
+    from pysat.solvers import Solver
+
+    from ltn_sudoku.exact import kernel
+
+    assert sat.SAT_OPTIONS
+    boards, _ = sparse_boards(25, 6, seed=3)
+    differs = False
+    for row in boards:
+        candidates = np.zeros((25 * 25, 25), np.bool_)
+        kernel._root_candidates(row.astype(np.int32), 25, candidates)
+        clauses, _ = sat.cnf(candidates, 25)
+        if clauses == [[]]:
+            continue
+        configured, plain = sat._solver(clauses), Solver(name=sat.SAT_SOLVER, bootstrap_with=clauses)
+        try:
+            assert configured.solve() == plain.solve()
+            differs |= configured.accum_stats()["conflicts"] != plain.accum_stats()["conflicts"]
+        finally:
+            configured.delete()
+            plain.delete()
+    assert differs
+
+
 def test_dead_end_budget_leaves_small_sides_uncapped() -> None:
     assert dead_end_budget(4) == dead_end_budget(9) == 0
     assert 0 < dead_end_budget(16) < dead_end_budget(25) < dead_end_budget(49)

@@ -16,6 +16,10 @@ import numpy as np
 from ltn_sudoku.board import geometry
 
 SAT_SOLVER = "cadical195"
+# CaDiCaL in stable mode only (its `--sat` preset's main switch): on the sparse boards the portfolio hands over, mostly
+# satisfiable, the solve took about half the time of the default mode's alternation with focused mode, and the
+# default's second solve after the blocking clause sometimes cost as long as the first (docs/exact.md, sparse boards).
+SAT_OPTIONS: dict[str, int] = {"stabilizeonly": 1}
 
 
 def available() -> bool:
@@ -25,6 +29,16 @@ def available() -> bool:
     except ImportError:
         return False
     return True
+
+
+def _solver(clauses: list[list[int]]):  # type: ignore[no-untyped-def]
+    """CaDiCaL with SAT_OPTIONS, then the clauses (it takes options only before the first clause)."""
+    from pysat.solvers import Solver
+
+    solver = Solver(name=SAT_SOLVER)
+    solver.configure(SAT_OPTIONS)
+    solver.append_formula(clauses)
+    return solver
 
 
 def cnf(candidates: np.ndarray, n: int) -> tuple[list[list[int]], np.ndarray]:
@@ -57,14 +71,12 @@ class SatCount:
     (the portfolio alternates it with the kernel). Each solution found adds a clause that blocks it."""
 
     def __init__(self, candidates: np.ndarray, n: int, limit: int, store: int) -> None:
-        from pysat.solvers import Solver
-
         collecting = gc.isenabled()
         gc.disable()  # a CNF is 10^5-10^6 small lists (36x36: 375,000): the collector rescans them (5x the build)
         try:
             clauses, _ = cnf(candidates, n)
             self.done = clauses == [[]]
-            self.solver = None if self.done else Solver(name=SAT_SOLVER, bootstrap_with=clauses)
+            self.solver = None if self.done else _solver(clauses)
         finally:
             if collecting:
                 gc.enable()
