@@ -2,6 +2,7 @@
 
     .venv/bin/python scripts/bench_exact_sparse.py                      # 200 boards: 50 per size 16, 25, 36, 49
     .venv/bin/python scripts/bench_exact_sparse.py --per-size 8         # a few minutes
+    .venv/bin/python scripts/bench_exact_sparse.py --cadical-default    # the portfolio's CaDiCaL in its default mode
 
 Per size: the counts, how many boards the kernel handed to CaDiCaL, portfolio and CaDiCaL times (CPU s, same
 process), the worst ratio, and the boards over 1 s and over 2x CaDiCaL; then the peak memory. The figures in
@@ -11,8 +12,9 @@ docs/exact.md come from this script.
 from __future__ import annotations
 
 import argparse
-from typing import Sequence
+from collections.abc import Sequence
 
+from ltn_sudoku.exact import sat
 from ltn_sudoku.exact._bench import bench_sparse_portfolio
 from ltn_sudoku.exact.sparse import SPARSE_SIZES
 
@@ -22,7 +24,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--per-size", type=int, default=50, help="boards per size (default 50)")
     p.add_argument("--sizes", type=int, nargs="+", default=list(SPARSE_SIZES), help="sides (default 16 25 36 49)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--cadical-default", action="store_true",
+                   help="the portfolio's CaDiCaL without sat.SAT_OPTIONS (default mode, as before fd74ecc), to compare")
     args = p.parse_args(argv)
+    if args.cadical_default:
+        sat.SAT_OPTIONS.clear()
     bench_sparse_portfolio(args.sizes, args.per_size, args.seed)
     return 0
 
