@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -191,3 +192,32 @@ def test_single_board_path_agrees_with_the_batch_on_9x9() -> None:
     expected = count_solutions_batch(puzzles, 2).tolist()
     assert [count_solutions(Board.from_string(Board(p.tolist(), 9).to_line()), 2) for p in puzzles] == expected
     assert {0, 1, 2} <= set(expected)
+
+
+def test_sparse_benchmark_prints_its_table_and_writes_a_row_per_board(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """scripts/bench_exact_sparse.py end to end on two 16x16 boards: the table row (its counts are the CaDiCaL
+    baseline's, checked against the portfolio in the script) and the per-board CSV."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "bench_exact_sparse.py"
+    spec = importlib.util.spec_from_file_location("bench_exact_sparse", path)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    rows = tmp_path / "rows.csv"
+    assert script.main(["--sizes", "16", "--per-size", "3", "--per-board", str(rows)]) == 0
+    out = capsys.readouterr().out
+    assert "DISAGREEMENT" not in out
+    row = next(line for line in out.splitlines() if line.startswith("| 16 |"))
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert len(cells) == 10 and cells[1] == "3"
+    lines = rows.read_text().splitlines()
+    assert lines[0] == "n,board,changed_given,count,engine,portfolio_cpu_s,cadical_cpu_s"
+    boards, changed = sparse_boards(16, 3, 1)
+    expected = [sat_count_fresh(Board(b.tolist(), 16)) for b in boards]
+    parsed = [line.split(",") for line in lines[1:]]
+    assert [int(p[3]) for p in parsed] == expected
+    assert [int(p[2]) for p in parsed] == changed.astype(int).tolist()
+    assert cells[2] == "/".join(str(expected.count(c)) for c in (0, 1, 2))

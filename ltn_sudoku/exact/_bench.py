@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from itertools import combinations
 from types import FrameType
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, Sequence, TextIO
 
 import numpy as np
 
@@ -440,12 +440,39 @@ def bench_generalized(ranks: Sequence[int], limit: int | None, pure_cap: float, 
             _print(f"note: rank {rank} counts {sorted(set(counts))} (expected every puzzle unique)")
 
 
-def bench_sparse_portfolio(sizes: Sequence[int], per_size: int, seed: int) -> None:
-    """The portfolio (count_solutions' default backend) against CaDiCaL on the random sparse boards of
-    ltn_sudoku.exact.sparse, per board in the same process: the worst cases per size, and the engine that answered."""
-    from ltn_sudoku.exact import kernel
+def _sparse_rows(n: int, per_size: int, seed: int, csv: TextIO) -> None:
+    """One table row of bench_sparse_portfolio (side n), and a CSV row per board."""
     from ltn_sudoku.exact.portfolio import CADICAL, answer
     from ltn_sudoku.exact.sparse import sparse_boards
+
+    boards, changed = sparse_boards(n, per_size, seed)
+    times, sat_times, counts, handed = [], [], [], 0
+    for index, row in enumerate(boards):
+        board = Board(row.tolist(), n)
+        start = time.process_time()
+        got = answer(board, 2)
+        times.append(time.process_time() - start)
+        counts.append(got.count)
+        handed += got.engine == CADICAL
+        start = time.process_time()
+        expected = sat_count_fresh(board)
+        sat_times.append(time.process_time() - start)
+        if expected != got.count:
+            _print(f"DISAGREEMENT on a sparse {n}x{n} board: portfolio {got.count}, CaDiCaL {expected}")
+        csv.write(f"{n},{index},{int(changed[index])},{got.count},{got.engine},{times[-1]:.4f},{sat_times[-1]:.4f}\n")
+    ratios = [t / s for t, s in zip(times, sat_times)]
+    tally = "/".join(str(counts.count(c)) for c in (0, 1, 2))
+    _print(f"| {n} | {per_size} | {tally} | {handed} | {_summary(times)} | {_summary(sat_times)} "
+           f"| {max(ratios):.2f} | {sum(t > 1.0 for t in times)} | {sum(r > 2.0 for r in ratios)} "
+           f"| {sum(t > 1.0 for t in sat_times)} |")
+
+
+def bench_sparse_portfolio(sizes: Sequence[int], per_size: int, seed: int, per_board: str | None = None) -> None:
+    """The portfolio (count_solutions' default backend) against CaDiCaL on the random sparse boards of
+    ltn_sudoku.exact.sparse, per board in the same process: the worst cases per size, and the engine that answered.
+    per_board: a CSV path that gets one row per board as it is timed (nothing is lost if the run is stopped)."""
+    from ltn_sudoku.exact import kernel
+    from ltn_sudoku.exact.portfolio import answer
 
     kernel.warm_up()
     answer(Board.empty(16), 2)  # the portfolio's own entry points, compiled or loaded outside the timing
@@ -453,27 +480,12 @@ def bench_sparse_portfolio(sizes: Sequence[int], per_size: int, seed: int) -> No
            "uniqueness check, CPU s per board")
     _print()
     _print("| n | boards | counts 0/1/2 | answered by CaDiCaL | portfolio median / max | CaDiCaL (incl. model) "
-           "median / max | worst portfolio / CaDiCaL | over 1 s | over 2x CaDiCaL |")
-    _print("|---:|---:|---|---:|---:|---:|---:|---:|---:|")
-    for n in sizes:
-        boards, _ = sparse_boards(n, per_size, seed)
-        times, sat_times, counts, handed = [], [], [], 0
-        for row in boards:
-            board = Board(row.tolist(), n)
-            start = time.process_time()
-            got = answer(board, 2)
-            times.append(time.process_time() - start)
-            counts.append(got.count)
-            handed += got.engine == CADICAL
-            start = time.process_time()
-            expected = sat_count_fresh(board)
-            sat_times.append(time.process_time() - start)
-            if expected != got.count:
-                _print(f"DISAGREEMENT on a sparse {n}x{n} board: portfolio {got.count}, CaDiCaL {expected}")
-        ratios = [t / s for t, s in zip(times, sat_times)]
-        tally = "/".join(str(counts.count(c)) for c in (0, 1, 2))
-        _print(f"| {n} | {per_size} | {tally} | {handed} | {_summary(times)} | {_summary(sat_times)} "
-               f"| {max(ratios):.2f} | {sum(t > 1.0 for t in times)} | {sum(r > 2.0 for r in ratios)} |")
+           "median / max | worst portfolio / CaDiCaL | over 1 s | over 2x CaDiCaL | CaDiCaL alone over 1 s |")
+    _print("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    with open(per_board or os.devnull, "w", buffering=1) as csv:  # line-buffered: rows survive a stopped run
+        csv.write("n,board,changed_given,count,engine,portfolio_cpu_s,cadical_cpu_s\n")
+        for n in sizes:
+            _sparse_rows(n, per_size, seed, csv)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     _print()
     _print(f"peak memory (max RSS of the process): {peak:.0f} MB")
