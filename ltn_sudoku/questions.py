@@ -193,7 +193,8 @@ def _dead_end_flags(board: Board, moves: list[tuple[int, int]], found: list[Boar
     holds every solution (no more than ENUMERATED_SOLUTIONS: none, a unique one, or a few), every other move is
     dead. Otherwise each remaining move gets one search for a single solution, and every solution found that way
     also clears the later moves agreeing with it; moves still open when `budget_s` (CPU seconds) has run out
-    are left undecided (None).
+    are left undecided (None). The portfolio ("auto") also gets the budget's end as its deadline, so one search
+    cannot overrun it by more than a slice: on a sparse 36x36 board a single move's search can take a minute.
     """
     empty = board.empty_cells
     alive = {(c, s.values[c]) for s in found for c in empty}
@@ -208,7 +209,11 @@ def _dead_end_flags(board: Board, moves: list[tuple[int, int]], found: list[Boar
         if deadline is not None and time.process_time() > deadline:
             flags.append(None)
             continue
-        witness = solve(board.with_value(cell, digit), backend=backend)
+        try:
+            witness = solve(board.with_value(cell, digit), backend, _wall_deadline(deadline))
+        except TimeoutError:
+            flags.append(None)
+            continue
         if witness is not None:
             alive.update((c, witness.values[c]) for c in empty)
         flags.append(witness is None)
@@ -217,6 +222,11 @@ def _dead_end_flags(board: Board, moves: list[tuple[int, int]], found: list[Boar
         return flags, None
     return flags, (f"{undecided} of {len(moves)} moves undecided: their dead-end proofs exceeded the "
                    f"{budget_s:g} s budget (classify --full-analysis decides every move)")
+
+
+def _wall_deadline(cpu_deadline: float | None) -> float | None:
+    """The portfolio's deadline (time.perf_counter) for a time.process_time() deadline, from now on."""
+    return None if cpu_deadline is None else time.perf_counter() + max(0.0, cpu_deadline - time.process_time())
 
 
 def dead_end_budget(n: int) -> float:
@@ -268,8 +278,10 @@ def classify_batch(boards: Sequence[Board], backend: str = "auto", full: bool = 
     """Q1/Q2 of many boards of one size, the same Reports as classify(board, heuristics=False) for each, computed
     together: conflicts and basic-rule candidates as array operations, the solution counts in one call of the
     compiled solver. Boards where that is not enough (conflicting open boards, several solutions, another backend)
-    go through classify one by one."""
-    if not boards or backend not in ("auto", "kernel"):
+    go through classify one by one, and so do the portfolio's ("auto") boards of side above 9: the batch counts
+    with the kernel alone, without the cap that hands a sparse large board to CaDiCaL (one sparse 36x36 board kept
+    classify-board busy for over 10 minutes that way, against 22 s through the portfolio)."""
+    if not boards or backend not in ("auto", "kernel") or (backend == "auto" and boards[0].n > 9):
         return [classify(b, backend, heuristics=False, full=full) for b in boards]
     n = boards[0].n
     g = geometry(n)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -164,7 +165,7 @@ def test_backends_agree(backend: str) -> None:
 
 
 def test_a_few_solutions_settle_every_move_without_a_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(questions, "solve", lambda b, backend: pytest.fail("no per-move search expected"))
+    monkeypatch.setattr(questions, "solve", lambda b, backend, deadline: pytest.fail("no per-move search expected"))
     board = Board.from_string(SEED_9).with_values([(0, 0), (2, 0), (3, 0), (10, 0), (14, 0)])  # 6 solutions
     report = classify(board)
     assert report.solution_count == 2 and 0 < report.dead_ends < len(report.moves)
@@ -175,9 +176,9 @@ def test_many_solutions_need_few_searches(monkeypatch: pytest.MonkeyPatch) -> No
     calls: list[Board] = []
     real_solve = questions.solve
 
-    def counted_solve(board: Board, backend: str) -> Board | None:
+    def counted_solve(board: Board, backend: str, deadline: float | None) -> Board | None:
         calls.append(board)
-        return real_solve(board, backend=backend)
+        return real_solve(board, backend, deadline)
 
     monkeypatch.setattr(questions, "solve", counted_solve)
     report = classify(Board.empty(9))
@@ -323,3 +324,51 @@ def test_dead_ends_past_the_budget_are_undecided_and_said_so(monkeypatch: pytest
     assert "?" in render_report(limited) and limited.as_dict()["dead_end_limit"] == limited.dead_end_limit
     full = questions.classify(board, heuristics=False, full=True)
     assert full.dead_end_limit is None and {(m.cell, m.digit): m.dead_end for m in full.moves} == truth
+
+
+def test_one_slow_dead_end_search_stops_at_the_budget() -> None:
+    """On a sparse 36x36 board a single move's search takes 10-70 s (CaDiCaL), far past a budget checked only
+    between moves. The portfolio gets the budget's end as its deadline, so the proofs stop within a slice of it."""
+    from ltn_sudoku.exact.sparse import sparse_boards
+
+    boards, _ = sparse_boards(36, 12, 1)
+    board = Board(boards[9].tolist(), 36)
+    solution = Board(random_solutions(36, 12, 1)[9].tolist(), 36)  # the grid the board was cut from
+    assert solution.is_valid_solution and all(g in (0, v) for g, v in zip(board.values, solution.values))
+    moves = questions._possible_moves(board)
+    found = [solution] * (questions.ENUMERATED_SOLUTIONS + 1)  # "more than can be enumerated": a search per move
+    start = time.process_time()
+    flags, limit = questions._dead_end_flags(board, moves, found, "auto", 0.5)
+    assert time.process_time() - start < 5.0
+    alive = {(c, solution.values[c]) for c in board.empty_cells}
+    assert all(flag is False for move, flag in zip(moves, flags) if move in alive)
+    assert None in flags and limit is not None and "0.5 s budget" in limit
+
+
+def test_batch_of_large_boards_keeps_the_portfolio_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """classify_batch (classify-board's Q1/Q2) counts boards above 9x9 through the portfolio, never with the
+    uncapped kernel batch, whose heavy tail on a sparse 36x36 board ran for over 10 minutes; the reports equal
+    classify's board by board. 9x9 boards keep the batch (the portfolio runs the kernel uncapped there too)."""
+    from ltn_sudoku.exact.sparse import sparse_boards
+
+    calls: list[int] = []
+    batch = questions.solve_batch
+
+    def counted(values, limit=2):  # type: ignore[no-untyped-def]
+        calls.append(values.shape[1])
+        return batch(values, limit)
+
+    monkeypatch.setattr(questions, "solve_batch", counted)
+    monkeypatch.setattr(questions, "DEAD_END_BUDGET_S", (0.2, 0.2))
+    rows, _ = sparse_boards(16, 3, 5)
+    large = [Board(row.tolist(), 16) for row in rows]
+    reports = questions.classify_batch(large)
+    assert calls == []
+    for board, report in zip(large, reports):
+        single = classify(board)
+        assert report.solution_count == single.solution_count
+        decided = [(a.dead_end, b.dead_end) for a, b in zip(report.moves, single.moves)
+                   if None not in (a.dead_end, b.dead_end)]
+        assert decided and all(a == b for a, b in decided)
+    questions.classify_batch([_many_solutions_9x9()])
+    assert calls == [81]

@@ -41,8 +41,14 @@ def count_solutions(board: Board, limit: int = 2, backend: str = "auto") -> int:
     return (_LOADED.get(backend) or _backend(backend)).count_solutions(board, limit)  # every backend gives an int
 
 
-def solve(board: Board, backend: str = "auto") -> Board | None:
-    """One solution, or None when there is none."""
+def solve(board: Board, backend: str = "auto", deadline: float | None = None) -> Board | None:
+    """One solution, or None when there is none.
+
+    deadline: a time.perf_counter() value. The portfolio ("auto") checks it between its slices and raises
+    TimeoutError once it has passed without an answer; the other backends ignore it and run to the end.
+    """
+    if deadline is not None and backend == "auto":
+        return _backend(backend).solve(board, deadline)
     return _backend(backend).solve(board)
 
 

@@ -99,14 +99,14 @@ def count_solutions(board: Board, limit: int = 2) -> int:
     return answer(board, limit).count
 
 
-def solutions(board: Board, limit: int = 2) -> list[Board]:
-    """Up to `limit` distinct solutions."""
+def solutions(board: Board, limit: int = 2, deadline: float | None = None) -> list[Board]:
+    """Up to `limit` distinct solutions (deadline: as in answer(); boards of side 9 and less never time out)."""
     if board.n <= 9 or limit > kernel._STORE_FIRST:  # no cap there / room for every solution: the kernel's path
         return kernel.solutions(board, limit)
-    return list(answer(board, limit, store=limit).solutions)
+    return list(answer(board, limit, store=limit, deadline=deadline).solutions)
 
 
-def solve(board: Board) -> Board | None:
-    """One solution, or None when there is none."""
-    found = solutions(board, 1)
+def solve(board: Board, deadline: float | None = None) -> Board | None:
+    """One solution, or None when there is none (deadline: as in answer())."""
+    found = solutions(board, 1, deadline)
     return found[0] if found else None
