@@ -50,6 +50,21 @@ class Applicable:
         return max((len(s.placements) * 4 + len(s.eliminations) for s in self.steps), default=0)
 
 
+@dataclass(frozen=True)
+class KnownSolutions:
+    """What the exact solver already said of a board: min(#solutions, 2) and its first solution (None when there is
+    none). A caller that has counted (classify) hands it on, sparing the engine a second count: on a sparse large
+    board one count can take tens of seconds."""
+
+    count: int
+    first: Board | None
+
+    @classmethod
+    def of(cls, board: Board) -> KnownSolutions:
+        found = exact_solutions(board, 2)
+        return cls(len(found), found[0] if found else None)
+
+
 @dataclass
 class SolveResult:
     """The explained solving path of one puzzle."""
@@ -128,12 +143,13 @@ class Engine:
                 return technique, _best_step(steps)
         return None
 
-    def applicable(self, board: Board, grid: CandidateGrid | None = None) -> list[Applicable]:
+    def applicable(self, board: Board, grid: CandidateGrid | None = None,
+                   known: KnownSolutions | None = None) -> list[Applicable]:
         """Every technique of the pipeline with the steps it finds on the board now (empty when it does not apply).
 
         A survey, not part of a solving path: the tracker does not record it."""
         grid = grid or CandidateGrid.from_board(board)
-        unique = len(exact_solutions(board, 2)) == 1
+        unique = (known or KnownSolutions.of(board)).count == 1
         return [Applicable(t, tuple(t.finder(grid))) for t in self.techniques(board.n, unique)]
 
     @staticmethod
@@ -142,8 +158,9 @@ class Engine:
         return sorted((a for a in found if a.steps), key=lambda a: (priority(a.technique), -a.progress))
 
     # ---- the whole path -------------------------------------------------------------------------------------------
-    def solve(self, board: Board) -> SolveResult:
-        """Solve by techniques, falling back to search when stuck (if allowed); explained step by step."""
+    def solve(self, board: Board, known: KnownSolutions | None = None) -> SolveResult:
+        """Solve by techniques, falling back to search when stuck (if allowed); explained step by step. `known`: the
+        exact solver's answer for the board when the caller has it (otherwise the engine counts)."""
         result = SolveResult(puzzle=board)
         if self.tracker is not None:
             self.tracker.start_puzzle()
@@ -153,14 +170,14 @@ class Engine:
             result.reason = f"the givens conflict: {e}"
             result.final = board
             return result
-        found = exact_solutions(board, 2)
-        result.solutions = len(found)
-        if not found:
+        known = known or KnownSolutions.of(board)
+        result.solutions = known.count
+        reference = known.first
+        if reference is None:
             result.reason = "the puzzle has no solution" + (f" ({grid.dead_end()})" if grid.dead_end() else "")
             result.final = board
             return result
-        reference = found[0]
-        pipeline = self.techniques(board.n, unique=len(found) == 1)
+        pipeline = self.techniques(board.n, unique=known.count == 1)
         levels: list[str] = []
         for _ in range(self.max_steps):
             if grid.is_solved:

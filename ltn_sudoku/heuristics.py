@@ -17,8 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from ltn_sudoku.board import Board, geometry
 from ltn_sudoku.candidates import CandidateGrid
-from ltn_sudoku.engine import Applicable, Engine, SolveResult
-from ltn_sudoku.exact import count_solutions
+from ltn_sudoku.engine import Applicable, Engine, KnownSolutions, SolveResult
 from ltn_sudoku.memory import MemoryTracker
 from ltn_sudoku.techniques.base import Technique
 
@@ -94,17 +93,21 @@ def _until(technique: Technique, deadline: float) -> Technique:
     return replace(technique, finder=lambda grid: [] if time.process_time() > deadline else finder(grid))
 
 
-def answer_q3(board: Board, engine: Engine | None = None, full: bool = False) -> HeuristicsAnswer:
+def answer_q3(board: Board, engine: Engine | None = None, full: bool = False,
+              known: KnownSolutions | None = None) -> HeuristicsAnswer:
     """Apply the engine to an open board: what applies now, the ranked recommendation and the whole path; within
-    the default time budget unless `full` (see the module docstring)."""
+    the default time budget unless `full` (see the module docstring). `known`: the exact solver's answer for the
+    board when the caller has counted (classify), so that it is not counted again."""
     tracker = MemoryTracker()
     engine = (engine or Engine()).with_tracker(tracker)
+    if board.is_consistent and known is None:
+        known = KnownSolutions.of(board)
     if full:
-        found = tuple(engine.applicable(board)) if board.is_consistent else ()
-        return HeuristicsAnswer(board, found, tuple(engine.recommend(found)), engine.solve(board), tracker)
+        found = tuple(engine.applicable(board, known=known)) if board.is_consistent else ()
+        return HeuristicsAnswer(board, found, tuple(engine.recommend(found)), engine.solve(board, known), tracker)
     n = board.n
     budget = q3_budget(n)
-    pipeline = engine.techniques(n, unique=board.is_consistent and count_solutions(board, 2) == 1)
+    pipeline = engine.techniques(n, unique=known is not None and known.count == 1)
     start = time.process_time()  # after the first use's imports and compilation
     notes: list[str] = []
     if n >= LARGE_BOARD:
@@ -123,7 +126,7 @@ def answer_q3(board: Board, engine: Engine | None = None, full: bool = False) ->
             found.append(Applicable(t, tuple(t.finder(grid))))
     limited = Engine([_until(t, start + budget) for t in pipeline], uniqueness=engine.uniqueness,
                      fallback=engine.fallback, tracker=tracker, max_steps=engine.max_steps)
-    result = limited.solve(board)
+    result = limited.solve(board, known)
     if time.process_time() > start + budget and result.guessed:
         notes.append(f"the solving path took search steps once the {budget:g} s budget was spent")
     limit = "; ".join(notes) + " (classify --full-analysis for everything)" if notes else None

@@ -19,7 +19,7 @@ import numpy as np
 
 from ltn_sudoku.board import Board, Conflict, geometry, iter_bits
 from ltn_sudoku.candidates import CandidateGrid
-from ltn_sudoku.engine import Engine
+from ltn_sudoku.engine import Engine, KnownSolutions
 from ltn_sudoku.exact import solutions, solve, solve_batch
 from ltn_sudoku.heuristics import answer_q3
 
@@ -147,6 +147,10 @@ class Report:
     def _flags(self) -> Sequence[bool | None]:
         return self.moves.flags if isinstance(self.moves, Moves) else tuple(m.dead_end for m in self.moves)
 
+    def known_solutions(self) -> KnownSolutions:
+        """Q2's exact answer in the form the technique engine takes it (so that Q3 does not count again)."""
+        return KnownSolutions(self.solution_count, self.solution)
+
     def with_section(self, section: ReportSection) -> Report:
         """A copy with one more section (the way later answers join the report)."""
         return replace(self, sections=(*self.sections, section))
@@ -270,7 +274,7 @@ def classify(board: Board, backend: str = "auto", heuristics: bool = True, engin
         dead_end_limit=limit,
     )
     if heuristics and not conflicts:
-        report = report.with_section(answer_q3(board, engine, full=full))
+        report = report.with_section(answer_q3(board, engine, full=full, known=report.known_solutions()))
     return report
 
 

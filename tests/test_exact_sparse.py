@@ -121,6 +121,17 @@ def test_portfolio_deadline_raises_between_slices() -> None:
     assert answer(hard[0], 2, deadline=time.perf_counter() + 3600).count == sat_count_fresh(hard[0])
 
 
+def test_portfolio_slices_end_near_the_deadline() -> None:
+    """A sparse 36x36 board CaDiCaL needs about 20 s for, with a placement that keeps it hard: a 1 s deadline
+    ends the count within a few tenths of it (slices growing 4x ran to about 4 s)."""
+    boards, _ = sparse_boards(36, 12, 1)
+    board = Board(boards[9].tolist(), 36)
+    start = time.perf_counter()
+    with pytest.raises(TimeoutError):
+        answer(board.with_value(4, 5), 1, store=1, deadline=start + 1.0)
+    assert time.perf_counter() - start < 2.5  # a loaded machine stretches the last slice; without sizing: 4 s
+
+
 def test_sat_cnf_of_a_dead_candidate_set_is_unsatisfiable() -> None:
     candidates = np.ones((16 * 16, 16), bool)
     candidates[0] = False  # a cell without candidates

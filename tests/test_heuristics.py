@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ltn_sudoku.board import Board
-from ltn_sudoku.engine import Engine
+from ltn_sudoku.engine import Engine, KnownSolutions
 from ltn_sudoku.exact import solve
 from ltn_sudoku.heuristics import answer_q3
 from ltn_sudoku.questions import classify
@@ -74,3 +76,27 @@ def test_hard_puzzle_path_is_sound_and_marks_search_when_used() -> None:
         for r, c, d in step["eliminations"]:
             assert solution[r, c] != d, step["text"]
     assert data["guessed"] == any(s["technique"] == "Brute Force" for s in data["steps"])  # type: ignore[union-attr]
+
+
+def test_classify_counts_once_and_hands_the_count_to_q3(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Q3 takes Q2's exact answer (KnownSolutions) instead of counting again: on a sparse 36x36 board each count
+    took about 20 s, and the engine's count ran inside Q3's time budget. The answers are the ones Q3 gives when it
+    counts itself, for a board with one solution and one with several."""
+    import ltn_sudoku.engine as engine_module
+
+    def no_count(*args: object, **kwargs: object) -> None:
+        pytest.fail("Q3 counted the solutions again")
+
+    several = Board.from_string(SEED_9).with_values([(0, 0), (2, 0), (3, 0), (10, 0), (14, 0)])
+    for board, count in ((Board.from_string(SEED_9), 1), (several, 2)):
+        known = KnownSolutions.of(board)
+        assert known.count == count and known.first is not None and known.first.is_valid_solution
+        counted = [answer_q3(board, full=full).as_dict() for full in (False, True)]
+        with monkeypatch.context() as patch:
+            patch.setattr(engine_module, "exact_solutions", no_count)
+            given = [answer_q3(board, full=full, known=known).as_dict() for full in (False, True)]
+            report = classify(board)
+        assert report.known_solutions() == known
+        for with_count, without in zip(counted, given):
+            assert {k: v for k, v in with_count.items() if k != "stats"} == \
+                   {k: v for k, v in without.items() if k != "stats"}

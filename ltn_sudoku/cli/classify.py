@@ -24,8 +24,8 @@ from ltn_sudoku.cli.common import add_input_arguments, iter_input, out_format, p
 from ltn_sudoku.cli.results import ResultsFile, csv_columns, csv_header, csv_lines, json_line
 from ltn_sudoku.cli.solve import add_engine_arguments, engine_from_args
 from ltn_sudoku.exact import BACKENDS
-from ltn_sudoku.io import BoardRecord
 from ltn_sudoku.heuristics import answer_q3
+from ltn_sudoku.io import BoardRecord
 from ltn_sudoku.questions import Report, ReportSection, classify_batch
 from ltn_sudoku.report_text import render_report
 
@@ -152,7 +152,7 @@ class Answerer:
         out = []
         for i, (board, report) in enumerate(zip(boards, reports, strict=True)):
             if engine is not None and not report.closed and report.valid:
-                report = report.with_section(answer_q3(board, engine, full=self.full))
+                report = report.with_section(answer_q3(board, engine, full=self.full, known=report.known_solutions()))
             out.append(report.with_section(sections[i]) if sections is not None else report)
         return out
 

@@ -53,7 +53,8 @@ def answer(board: Board, limit: int = 2, store: int = 0, max_dead_ends: int | No
     """Count the solutions of `board` up to `limit`, keeping the first `store` (<= limit) of them.
 
     deadline: a time.perf_counter() value; TimeoutError when it has passed at the end of a slice that gave no
-    answer (slices are never cut: the first kernel run takes up to n*n dead ends, later ones twice the last).
+    answer (slices are never cut: the first kernel run takes up to n*n dead ends, later ones twice the last; a
+    CaDiCaL slice is sized from its last one's rate to end about at the deadline).
 
     The kernel runs first under max_dead_ends (default dead_end_budget(board.n); 0 = no cap, the kernel alone).
     Past it the two engines take turns: CaDiCaL with 2,000, 8,000, 32,000, ... conflicts (keeping what it learned),
@@ -79,13 +80,19 @@ def answer(board: Board, limit: int = 2, store: int = 0, max_dead_ends: int | No
     counter = sat.SatCount(candidates, n, limit, store)
     conflicts = _FIRST_CONFLICTS if n <= _TURNS_UP_TO or deadline is not None else 0  # 0: no limit, one run
     try:
-        while not counter.run(conflicts):
+        while True:
+            started = time.perf_counter()
+            if counter.run(conflicts):
+                break
             _check(deadline, n)
+            rate = conflicts / max(time.perf_counter() - started, 1e-6)  # CaDiCaL's conflicts per second here
             cap *= 2
             got = kernel._count_capped(grid, n, limit, cap, found)
             if got >= 0:
                 return Answer(got, tuple(Board(row.tolist(), n) for row in found[: min(got, store)]), KERNEL)
             conflicts *= 4  # CaDiCaL's share grows: when it is the faster engine, the kernel's turns cost little
+            if deadline is not None:  # but a slice ends about when the deadline comes, not up to 4x past it
+                conflicts = min(conflicts, max(_FIRST_CONFLICTS, int(rate * (deadline - time.perf_counter()))))
     finally:
         counter.close()
     return Answer(counter.total, tuple(Board(row.tolist(), n) for row in counter.solutions()), CADICAL)
