@@ -11,10 +11,13 @@
 - sizes: the default command's answer time per board (Q1/Q2, Q3, and the LTN where a model exists) on every file of
   ../shared/data/generalized/ (up to --per-file boards each) and on random sparse 16x16 boards (192 empty cells),
   CPU and wall seconds, worst and mean, and how many answers said they were limited.
+- sparse: the same on the sparse boards of the exact benchmark (ltn_sudoku.exact.sparse, --sparse-sizes), where a
+  single exact count can take seconds to minutes (docs/exact.md, sparse boards).
 
     .venv/bin/python scripts/bench_classify.py --sections moves [--boards 40] [--repeat 3] [--backends auto python]
     .venv/bin/python scripts/bench_classify.py --sections scale [--scale 1000000] [--jobs 1] [--formats csv jsonl]
     .venv/bin/python scripts/bench_classify.py --sections sizes [--per-file 10]
+    .venv/bin/python scripts/bench_classify.py --sections sparse [--sparse-sizes 25 36] [--per-file 10]
 """
 
 from __future__ import annotations
@@ -161,16 +164,22 @@ def sparse_16x16(count: int, seed: int = 16) -> list[Board]:
     return boards
 
 
-def sizes_section(args: argparse.Namespace) -> None:
+def _default_answerer():  # type: ignore[no-untyped-def]
+    """classify-board's default command (Q1/Q2, Q3, the LTN where a model exists), loaded and compiled."""
     from ltn_sudoku.cli.classify import Answerer
     from ltn_sudoku.io import BoardRecord
 
     answerer = Answerer(output="jsonl", name="bench", single=False, backend="auto", heuristics=True, full=False,
                         techniques=None, no_uniqueness=False, ltn=True, checkpoint=None)
-    sets = {p.name: [r.board for r in itertools.islice(iter_records(p), args.per_file)]
-            for p in sorted(shared_file("generalized").glob("sudoku_rank_*.csv"))}
-    sets["random sparse 16x16 (192 empty)"] = sparse_16x16(args.per_file)
     answerer([(0, BoardRecord(Board.from_string("1.34 34.2 2143 432."), 1))])  # load numba, torch and the models
+    return answerer
+
+
+def time_default_command(sets: dict[str, list[Board]]) -> None:
+    """Per set: the default command's CPU and wall seconds per board (worst, mean) and the answers that were limited."""
+    from ltn_sudoku.io import BoardRecord
+
+    answerer = _default_answerer()
     header = f"{'boards':<32} {'n':>3} {'count':>5} {'worst CPU s':>11} {'mean CPU s':>10} {'worst wall s':>12} " \
              f"{'limited':>7}"
     print("the default command (Q1/Q2, Q3, LTN where a model exists), one board at a time")
@@ -189,18 +198,36 @@ def sizes_section(args: argparse.Namespace) -> None:
               f"{max(wall):>12.2f} {limited:>7}", flush=True)
 
 
+def sizes_section(args: argparse.Namespace) -> None:
+    sets = {p.name: [r.board for r in itertools.islice(iter_records(p), args.per_file)]
+            for p in sorted(shared_file("generalized").glob("sudoku_rank_*.csv"))}
+    sets["random sparse 16x16 (192 empty)"] = sparse_16x16(args.per_file)
+    time_default_command(sets)
+
+
+def sparse_section(args: argparse.Namespace) -> None:
+    """The sparse boards of the exact benchmark (ltn_sudoku.exact.sparse, seed 1: 30-50 % givens, every third with
+    a changed given), where one exact count can take seconds to minutes."""
+    from ltn_sudoku.exact.sparse import sparse_boards
+
+    time_default_command({f"sparse {n}x{n} (exact/sparse.py)": [Board(row.tolist(), n) for row in
+                                                               sparse_boards(n, args.per_file, 1)[0]]
+                          for n in args.sparse_sizes})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sections", nargs="+", choices=("moves", "scale", "sizes"), default=["moves"])
+    parser.add_argument("--sections", nargs="+", choices=("moves", "scale", "sizes", "sparse"), default=["moves"])
     parser.add_argument("--boards", type=int, default=40, help="moves: boards per workload (default 40)")
     parser.add_argument("--repeat", type=int, default=3, help="moves: runs per measurement, best kept (default 3)")
     parser.add_argument("--backends", nargs="+", default=["auto", "python"], help="moves: solver backends")
     parser.add_argument("--scale", type=int, default=1_000_000, help="scale: boards (default 1,000,000)")
     parser.add_argument("--jobs", type=int, default=1, help="scale: classify --jobs (default 1)")
     parser.add_argument("--formats", nargs="+", choices=("csv", "jsonl"), default=["csv"], help="scale: outputs")
-    parser.add_argument("--per-file", type=int, default=10, help="sizes: boards per file (default 10)")
+    parser.add_argument("--per-file", type=int, default=10, help="sizes, sparse: boards per file or size (default 10)")
+    parser.add_argument("--sparse-sizes", type=int, nargs="+", default=[25, 36], help="sparse: sides (default 25 36)")
     args = parser.parse_args(argv)
-    sections = {"moves": moves_section, "scale": scale_section, "sizes": sizes_section}
+    sections = {"moves": moves_section, "scale": scale_section, "sizes": sizes_section, "sparse": sparse_section}
     for name in args.sections:
         sections[name](args)
     return 0

@@ -324,3 +324,18 @@ def test_readme_and_demo_name_real_files_and_the_seed_board() -> None:
     seed = read_boards(DATA_DIR / "examples" / "seed_4x4.csv")[0]
     demo = re.search(r'^SEED_4 = "([^"]+)"', (REPO_ROOT / "scripts" / "demo.py").read_text(), re.M)
     assert demo is not None and Board.from_string(demo.group(1)) == seed
+
+
+def test_bench_classify_sparse_section_times_the_default_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """scripts/bench_classify.py --sections sparse end to end on two sparse 16x16 boards: one row, two boards."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "bench_classify.py"
+    spec = importlib.util.spec_from_file_location("bench_classify", path)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert script.main(["--sections", "sparse", "--sparse-sizes", "16", "--per-file", "2"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("sparse 16x16"))
+    n, count, worst_cpu, mean_cpu, worst_wall, limited = row.split()[-6:]
+    assert (n, count) == ("16", "2") and 0 < float(mean_cpu) <= float(worst_cpu) and 0 <= int(limited) <= 2
