@@ -23,7 +23,7 @@ from torch.utils.tensorboard import SummaryWriter
 
 from ltn_sudoku import data
 from ltn_sudoku.board import Board
-from ltn_sudoku.config_check import check_config, check_group_overrides
+from ltn_sudoku.config_check import check_command_line, check_config
 from ltn_sudoku.exact import count_solutions_batch
 from ltn_sudoku.io import atomic_write_text, read_boards
 from ltn_sudoku.logic import assess, reasoning
@@ -288,5 +288,5 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
-    check_group_overrides(sys.argv[1:])
+    check_command_line(sys.argv[1:], "evaluate")
     main()

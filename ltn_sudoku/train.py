@@ -17,13 +17,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import hydra
+from hydra.core.hydra_config import HydraConfig
 import numpy as np
 import torch
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from ltn_sudoku import data, distributed
-from ltn_sudoku.config_check import check_config, check_group_overrides
+from ltn_sudoku.config_check import ConfigError, check_command_line, check_config, refuse
+from ltn_sudoku.experiments import stage_configs, train_experiment
 from ltn_sudoku.io import atomic_write_text
 from ltn_sudoku.logic import assess
 from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
@@ -32,11 +34,9 @@ from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.objective import objective
 from ltn_sudoku.logic.operators import Operators, build_operators
 from ltn_sudoku.logic.runtime import configure_torch, run_directory
+from ltn_sudoku.schema import LR_SCHEDULES, MONITORS
 
 LOG = logging.getLogger(__name__)
-LR_SCHEDULES: tuple[str, ...] = ("constant", "cosine")
-MONITORS: tuple[str, ...] = ("val/score", "val/solve/board_accuracy", "val/has_solution/accuracy",
-                             "val/heuristics/macro_f1", "val/loss")
 
 
 @dataclass
@@ -260,13 +260,18 @@ def train(cfg: DictConfig) -> dict[str, float]:
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="config")
 def main(cfg: DictConfig) -> float:
-    """Hydra entry point; returns the monitored metric (for sweepers)."""
+    """Hydra entry point (an experiment's earlier stages first, ltn_sudoku/experiments.py); returns the monitored
+    metric (for sweepers)."""
     check_config(cfg, "train")
-    with distributed.process_group(cfg):  # one process unless torchrun or a multi-task SLURM job started several
-        metrics = train(cfg)
+    try:
+        stages = stage_configs(cfg, HydraConfig.get().overrides.task)
+    except ConfigError as e:
+        refuse(str(e))
+    with distributed.process_group(cfg) as process:  # one process unless torchrun or a multi-task SLURM job
+        metrics = train_experiment(cfg, stages, distributed.from_main(run_directory(cfg), process), train)
     return float(metrics.get(str(cfg.train.monitor), float("nan")))
 
 
 if __name__ == "__main__":
-    check_group_overrides(sys.argv[1:])
+    check_command_line(sys.argv[1:], "train")
     main()

@@ -26,14 +26,13 @@ from dataclasses import dataclass
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
-from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
 from ltn_sudoku import distributed
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.operators import build_operators
 from ltn_sudoku.logic.runtime import configure_torch
-from ltn_sudoku.paths import CONF_DIR
+from ltn_sudoku.schema import compose_config
 from ltn_sudoku.train import build_optimizer, build_splits
 
 
@@ -55,8 +54,7 @@ def config(args: argparse.Namespace, setting: Setting) -> DictConfig:
                  f"train.batch_size={args.batch}", f"train.amp={setting.amp}", f"train.compile={setting.compile}",
                  f"data.train.solvable={args.batch * (args.batches + args.warmup)}", "data.train.impossible=0",
                  "data.val.solvable=1", "data.val.impossible=1", *args.overrides]
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        return compose("config", overrides=overrides)
+    return compose_config(overrides)
 
 
 def worker(rank: int, args: argparse.Namespace, setting: Setting, port: int, results: mp.Queue) -> None:

@@ -31,10 +31,9 @@ from typing import Any
 
 import numpy as np
 import torch
-from hydra import compose, initialize_config_dir
 from omegaconf import open_dict
 
-from ltn_sudoku.paths import CONF_DIR
+from ltn_sudoku.schema import compose_config
 from ltn_sudoku.visual.baselines import (
     board_cnn_predict,
     oracle_predict,
@@ -59,9 +58,8 @@ MODELS = ("ltn", "cnn", "oracle")
 
 
 def ltn_config(size: int, k: int, split: int, run_dir: str, overrides: list[str]) -> Any:
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=[f"model=visual_{size}x{size}", f"data.train_boards={k}", f"seed={split}",
-                                           "train.progress=false", "threads=1", f"run_dir={run_dir}", *overrides])
+    cfg = compose_config([f"model=visual_{size}x{size}", f"data.train_boards={k}", f"seed={split}",
+                          "train.progress=false", "threads=1", f"run_dir={run_dir}", *overrides])
     return cfg
 
 
@@ -211,8 +209,7 @@ def main() -> None:
                                                    "abduction: rule axioms on valid boards, pool 2)") for s in saved)))
         return
     torch.set_num_threads(1)
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        base = compose("config", overrides=[f"model=visual_{args.size}x{args.size}", *args.overrides])
+    base = compose_config([f"model=visual_{args.size}x{args.size}", *args.overrides])
     with open_dict(base):
         base.data.train_boards = max(args.train_boards)
     teaching = ltn_teaching(base)

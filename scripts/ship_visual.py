@@ -4,8 +4,9 @@
 (scripts/ship_checkpoint.py) re-evaluates with ltn_sudoku.evaluate, which has no visual boards; a visual run already
 scored its held-out test boards (MNIST t10k images) when it finished.
 
-    python -m ltn_sudoku.train model=visual_4x4 run_dir=outputs/visual/ship_4x4
-    python scripts/ship_visual.py outputs/visual/ship_4x4 --train-command "python -m ltn_sudoku.train model=visual_4x4"
+    python -m ltn_sudoku.train +experiment=visual_4x4 run_dir=outputs/visual/ship_4x4
+    python scripts/ship_visual.py outputs/visual/ship_4x4 \
+        --train-command "python -m ltn_sudoku.train +experiment=visual_4x4"
     python scripts/ship_visual.py --rescore checkpoints/visual_4x4.pt    # recompute a shipped model's test figures
 
 --rescore rebuilds the checkpoint's validation and test boards from its config (deterministic), recomputes every
@@ -22,6 +23,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from ltn_sudoku.experiments import experiment_record
 from ltn_sudoku.io import atomic_write_text
 from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
 from ltn_sudoku.paths import CHECKPOINTS_DIR
@@ -49,7 +51,7 @@ def main() -> int:
               "best_epoch": int(payload["extra"]["epoch"]) + 1, "digit_names": payload["extra"].get("digit_names"),
               "training": {k: v for k, v in metrics.items() if not k.startswith("test/")},
               "evaluation": {k: v for k, v in metrics.items() if k.startswith("test/")},
-              "map_tau": metrics.get("test/map_decoding/tau")}
+              "map_tau": metrics.get("test/map_decoding/tau"), **experiment_record(payload["config"])}
     metrics_file = target.with_suffix(".metrics.json")
     atomic_write_text(metrics_file, json.dumps(report, indent=2, sort_keys=True) + "\n")
     print(f"{target} ({target.stat().st_size / 1e3:.0f} kB) and {metrics_file} written")

@@ -9,7 +9,6 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import torch
-from hydra import compose, initialize_config_dir
 
 from ltn_sudoku import data
 from ltn_sudoku.board import Board
@@ -18,15 +17,14 @@ from ltn_sudoku.logic import assess
 from ltn_sudoku.logic.grounding import one_hot_givens
 from ltn_sudoku.logic.inference import decoded, is_valid_assignment
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
-from ltn_sudoku.paths import CONF_DIR
+from ltn_sudoku.schema import compose_config
 
 BOARDS = 1000
 
 
 def tiny_model(n: int) -> LtnSudoku:
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=[f"model={n}x{n}", "model.hidden=8", "model.steps=2", "model.eval_steps=2",
-                                           "model.solution_hidden=4", "model.heuristic_hidden=4"])
+    cfg = compose_config([f"model={n}x{n}", "model.hidden=8", "model.steps=2", "model.eval_steps=2",
+                          "model.solution_hidden=4", "model.heuristic_hidden=4"])
     torch.manual_seed(0)
     return LtnSudoku(ModelConfig.from_cfg(cfg.model))
 

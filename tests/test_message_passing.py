@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 import torch
-from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
 from ltn_sudoku import data
@@ -23,7 +22,7 @@ from ltn_sudoku.logic.labels import resolve_techniques
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.objective import objective
 from ltn_sudoku.logic.operators import build_operators
-from ltn_sudoku.paths import CONF_DIR
+from ltn_sudoku.schema import compose_config
 from ltn_sudoku.train import train
 
 TINY = ["model=4x4_mp", "model.hidden=8", "model.message_dim=4", "model.steps=3", "model.eval_steps=4",
@@ -34,8 +33,7 @@ TINY = ["model=4x4_mp", "model.hidden=8", "model.message_dim=4", "model.steps=3"
 
 
 def config(run_dir: Path, *overrides: str) -> DictConfig:
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        return compose("config", overrides=[*TINY, f"run_dir={run_dir}", *overrides])
+    return compose_config([*TINY, f"run_dir={run_dir}", *overrides])
 
 
 def _net(n: int) -> MessagePassingHasValue:

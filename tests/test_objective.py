@@ -13,7 +13,6 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import torch
-from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 from torch import nn
 
@@ -26,7 +25,7 @@ from ltn_sudoku.logic.labels import resolve_techniques
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.objective import objective
 from ltn_sudoku.logic.operators import Operators, build_operators
-from ltn_sudoku.paths import CONF_DIR
+from ltn_sudoku.schema import compose_config
 
 TECHNIQUES = ["Naked Single", "Hidden Single", "Naked Pair", "Locked Candidates Type 1 (Pointing)"]
 LUKASIEWICZ = build_operators({"family": "lukasiewicz", "p_forall": 1, "p_exists": 1})
@@ -35,10 +34,9 @@ LUKASIEWICZ_PLAIN = build_operators({"family": "lukasiewicz", "p_forall": 1, "p_
 
 
 def tiny_config(*overrides: str) -> DictConfig:
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        return compose("config", overrides=["model=4x4", "model.hidden=8", "model.steps=2", "model.kb_every=1",
-                                            "model.solution_hidden=4", "model.heuristic_hidden=4",
-                                            f"model.techniques=[{','.join(repr(t) for t in TECHNIQUES)}]", *overrides])
+    return compose_config(["model=4x4", "model.hidden=8", "model.steps=2", "model.kb_every=1",
+                           "model.solution_hidden=4", "model.heuristic_hidden=4",
+                           f"model.techniques=[{','.join(repr(t) for t in TECHNIQUES)}]", *overrides])
 
 
 @pytest.fixture(scope="module")

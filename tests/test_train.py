@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 import torch
-from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
 from ltn_sudoku.board import Board
@@ -18,7 +17,8 @@ from ltn_sudoku.cli import build_parser, run_command
 from ltn_sudoku.evaluate import evaluate
 from ltn_sudoku.logic.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.predict import LtnPredictor
-from ltn_sudoku.paths import CONF_DIR, REPO_ROOT
+from ltn_sudoku.paths import REPO_ROOT
+from ltn_sudoku.schema import compose_config
 from ltn_sudoku.train import train
 
 TINY = [
@@ -32,8 +32,7 @@ TINY_EVAL = ["evaluate.closed=8", "evaluate.open=24", "evaluate.solving=8", "eva
 
 
 def config(run_dir: Path, *overrides: str) -> DictConfig:
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        return compose("config", overrides=["model=4x4", f"run_dir={run_dir}", *TINY, *overrides])
+    return compose_config(["model=4x4", f"run_dir={run_dir}", *TINY, *overrides])
 
 
 @pytest.fixture(scope="module")

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hydra import compose, initialize_config_dir
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.cli import build_parser, run_command
-from ltn_sudoku.paths import CONF_DIR, SHARED_DATA
+from ltn_sudoku.paths import SHARED_DATA
+from ltn_sudoku.schema import compose_config
 from ltn_sudoku.visual.data import build_data
 from ltn_sudoku.visual.train import train_visual
 
@@ -27,10 +27,9 @@ def classify(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, 
 def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
     """A visual 4x4 checkpoint trained for one epoch on 8 boards, and the boards (test images to classify)."""
     run = tmp_path_factory.mktemp("visual_run")
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=["model=visual_4x4", f"run_dir={run}", "data.train_boards=8",
-                                           "data.val_boards=8", "data.test_boards=6", "train.epochs=1",
-                                           "train.progress=false", f"data.mnist_path={SHARED_DATA / 'mnist'}"])
+    cfg = compose_config(["model=visual_4x4", f"run_dir={run}", "data.train_boards=8",
+                          "data.val_boards=8", "data.test_boards=6", "train.epochs=1",
+                          "train.progress=false", f"data.mnist_path={SHARED_DATA / 'mnist'}"])
     data = build_data(4, cfg.data, 0)
     train_visual(cfg, data)
     return run / "best.pt", data.test

@@ -29,6 +29,7 @@ from ltn_sudoku.logic.axioms import class_axioms
 from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.operators import Operators, build_operators
 from ltn_sudoku.logic.runtime import configure_torch, run_directory
+from ltn_sudoku.schema import VISUAL_MONITORS
 from ltn_sudoku.visual.abduce import NO_GRID, SELF_TRAIN_FROM, abduced_grids, abduced_satisfaction
 from ltn_sudoku.visual.baselines import minibatches, read_probabilities
 from ltn_sudoku.visual.boards import BoardImages
@@ -38,8 +39,6 @@ from ltn_sudoku.visual.evaluate import BoardScores, best_permutation, confusion,
 from ltn_sudoku.visual.model import VisualConfig, VisualLtn
 
 LOG = logging.getLogger(__name__)
-# train.monitor: model selection by isCorrect's validation board accuracy (learned) or by the reader + MAP decoding's
-MONITORS: tuple[str, ...] = ("val/board_accuracy", "val/map_decoding/board_accuracy")
 MONITOR_TIME_LIMIT = 0.25  # CPU seconds of RC2 per validation board when monitoring MAP decoding
 
 
@@ -151,7 +150,7 @@ def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, 
     val_images, val_valid = torch.from_numpy(val.images).to(device), val.valid
     optimizer = torch.optim.Adam(model.parameters(), lr=float(t.lr))
     generator = torch.Generator().manual_seed(int(cfg.seed))
-    monitor = str(t.get("monitor", MONITORS[0]))
+    monitor = str(t.get("monitor", VISUAL_MONITORS[0]))
     best: dict[str, float] = {monitor: -math.inf}
     stale, seen, elapsed = 0, 0, 0.0
     for epoch in range(int(t.epochs)):
@@ -186,7 +185,7 @@ def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, 
         predicted = (is_correct_truth(model, ops, val_images) > 0.5).cpu().numpy()
         metrics = {**BoardScores.of(predicted, val_valid).as_dict("val"), "train/epoch": epoch + 1,
                    "train/boards_seen": seen, "train/cpu_seconds": elapsed}
-        if monitor == MONITORS[1]:
+        if monitor == VISUAL_MONITORS[1]:
             metrics[monitor] = map_decoding_accuracy(model, val, t, epoch)
         if writer is not None:
             for name, value in metrics.items():
@@ -264,7 +263,7 @@ def train_visual(cfg: DictConfig, data: VisualData | None = None) -> dict[str, f
         save_checkpoint(run_dir / "last.pt", n, resolved, model.state_dict(), extra)  # type: ignore[arg-type]
         if improved:
             save_checkpoint(run_dir / "best.pt", n, resolved, model.state_dict(), extra)  # type: ignore[arg-type]
-        decoded = metrics.get(MONITORS[1])
+        decoded = metrics.get(VISUAL_MONITORS[1])
         LOG.info("epoch %d: val board accuracy %.4f%s%s", epoch + 1, metrics["val/board_accuracy"],
                  "" if decoded is None else f", with MAP decoding {decoded:.4f}", " (best)" if improved else "")
 
