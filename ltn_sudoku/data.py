@@ -24,6 +24,7 @@ from ltn_sudoku.engine import Engine
 from ltn_sudoku.generate import CLASSES, LabelledBoard, generate
 from ltn_sudoku.io import FormatError
 from ltn_sudoku.kaggle import KaggleReader
+from ltn_sudoku.logic.device import to_list, to_numpy
 from ltn_sudoku.split import DEFAULT_FRACTIONS, SPLITS, splits_of
 from ltn_sudoku.techniques.base import Technique
 
@@ -53,46 +54,54 @@ class BoardSet:
 
     def __post_init__(self) -> None:
         if self.difficulty is None:
-            object.__setattr__(self, "difficulty", torch.full((len(self),), float("nan"), dtype=torch.float64))
+            nan = torch.full((len(self),), float("nan"), dtype=torch.float64)  # host: the difficulty stays there
+            object.__setattr__(self, "difficulty", nan)
 
     def __len__(self) -> int:
         return int(self.puzzles.shape[0])
 
     def select(self, index: torch.Tensor | np.ndarray | Sequence[int]) -> BoardSet:
         """The boards at these positions (or where a bool mask is true)."""
-        array = np.asarray(index)
-        idx = torch.as_tensor(array if array.size else array.astype(np.int64))  # [] is a float64 array
-        if idx.dtype == torch.bool:
+        if isinstance(index, torch.Tensor):
+            idx = index.to(self.puzzles.device)
+        else:
+            array = np.asarray(index)
+            idx = torch.as_tensor(array if array.size else array.astype(np.int64), device=self.puzzles.device)
+        if idx.dtype == torch.bool:  # [] above is a float64 array, hence the astype
             idx = idx.nonzero().flatten()
-        positions = idx.tolist()
+        positions = to_list(idx)
         return BoardSet(self.n, self.puzzles[idx], self.solutions[idx], self.labels[idx],
-                        tuple(self.kinds[i] for i in positions), self.techniques[idx], self.difficulty[idx.cpu()])
+                        tuple(self.kinds[i] for i in positions), self.techniques[idx],
+                        self.difficulty[idx.to(self.difficulty.device)])
 
     def of_class(self, *labels: int) -> BoardSet:
-        mask = torch.zeros(len(self), dtype=torch.bool)
+        mask = torch.zeros(len(self), dtype=torch.bool, device=self.labels.device)
         for label in labels:
             mask |= self.labels == label
         return self.select(mask)
 
     def practice_mask(self) -> torch.Tensor:
         """Solvable boards the solver practises on: puzzles as given and partly filled, not stuck states."""
-        not_stuck = torch.tensor([kind != AFTER_SINGLES for kind in self.kinds], dtype=torch.bool)
-        return (self.labels == SOLVABLE) & not_stuck.to(self.labels.device)
+        not_stuck = torch.tensor([kind != AFTER_SINGLES for kind in self.kinds], dtype=torch.bool,
+                                 device=self.labels.device)
+        return (self.labels == SOLVABLE) & not_stuck
 
     def batches(self, size: int, generator: torch.Generator | None = None,
                 keep: torch.Tensor | None = None) -> Iterator[BoardSet]:
         """Consecutive batches, shuffled when a generator is given; `keep` (bool per board) leaves boards out after
         shuffling, so the generator advances the same whatever is kept (a resumed run replays the same order)."""
-        order = torch.randperm(len(self), generator=generator) if generator is not None else torch.arange(len(self))
+        order = (torch.randperm(len(self), generator=generator) if generator is not None  # host: an index
+                 else torch.arange(len(self)))  # host
         if keep is not None:
             order = order[keep.to(order.device)[order]]
         for start in range(0, len(order), size):
             yield self.select(order[start:start + size])
 
     def boards(self) -> list[Board]:
-        return [Board(row, self.n) for row in self.puzzles.tolist()]
+        return [Board(row, self.n) for row in to_list(self.puzzles)]
 
     def to(self, device: torch.device | str) -> BoardSet:
+        """The set on `device` (the Kaggle difficulty stays on the host: only evaluation tables read it)."""
         return BoardSet(self.n, self.puzzles.to(device), self.solutions.to(device), self.labels.to(device), self.kinds,
                         self.techniques.to(device), self.difficulty)
 
@@ -109,7 +118,8 @@ class BoardSet:
 
     def with_techniques(self, labels: np.ndarray) -> BoardSet:
         return BoardSet(self.n, self.puzzles, self.solutions, self.labels, self.kinds,
-                        torch.as_tensor(labels, dtype=torch.float32).reshape(len(self), -1), self.difficulty)
+                        torch.as_tensor(labels, dtype=torch.float32, device=self.puzzles.device).reshape(len(self), -1),
+                        self.difficulty)
 
 
 def from_boards(n: int, boards: Sequence[Board], solutions: Sequence[Board | None], labels: Sequence[str],
@@ -119,8 +129,8 @@ def from_boards(n: int, boards: Sequence[Board], solutions: Sequence[Board | Non
     puzzles = np.array([b.values for b in boards], dtype=np.int64).reshape(len(boards), cells)
     sols = np.array([s.values if s is not None else (0,) * cells for s in solutions], dtype=np.int64)
     return BoardSet(n, torch.from_numpy(puzzles), torch.from_numpy(sols.reshape(len(boards), cells)),
-                    torch.tensor([CLASS_INDEX[label] for label in labels], dtype=torch.long),
-                    tuple(kinds), torch.zeros(len(boards), 0))
+                    torch.tensor([CLASS_INDEX[label] for label in labels], dtype=torch.long),  # host
+                    tuple(kinds), torch.zeros(len(boards), 0))  # host: data sets are built on the host
 
 
 def from_records(n: int, records: Sequence[LabelledBoard]) -> BoardSet:
@@ -179,8 +189,8 @@ def kaggle(path: str | os.PathLike[str], n: int, limit: int | None = None, split
     solutions = torch.from_numpy(np.concatenate([p[1] for p in parts]).astype(np.int64))
     kinds = tuple(name for _, _, name, rating in parts for _ in range(len(rating)))
     difficulty = torch.from_numpy(np.concatenate([p[3] for p in parts]))
-    return BoardSet(n, puzzles, solutions, torch.full((kept,), SOLVABLE, dtype=torch.long), kinds,
-                    torch.zeros(kept, 0), difficulty)
+    return BoardSet(n, puzzles, solutions, torch.full((kept,), SOLVABLE, dtype=torch.long), kinds,  # host
+                    torch.zeros(kept, 0), difficulty)  # host: data sets are built on the host
 
 
 def kaggle_sample(path: str, split: str, count: int, seed: int) -> BoardSet:
@@ -210,10 +220,10 @@ def solving_states(puzzles: BoardSet, seed: int) -> BoardSet:
         if share == 1:
             final = engine.solve(board).final
             if final is not None and not final.is_closed:
-                rows[i] = torch.tensor(final.values)
+                rows[i] = torch.tensor(final.values, device=rows.device)
                 kinds[i] = AFTER_SINGLES
         elif share == 2 and bool((solution > 0).all()):
-            empty = (rows[i] == 0).nonzero().flatten().numpy()
+            empty = to_numpy((rows[i] == 0).nonzero().flatten())
             fill = rng.choice(empty, size=int(rng.integers(0, max(1, len(empty) - 1))), replace=False)
             rows[i, fill] = solution[fill]
             kinds[i] = PARTLY_FILLED

@@ -34,7 +34,7 @@ from ltn_sudoku.data import BoardSet
 from ltn_sudoku.logic.model import LtnSudoku
 from ltn_sudoku.logic.objective import BatchResult, objective
 from ltn_sudoku.logic.operators import Operators
-from ltn_sudoku.logic.runtime import resolve_device
+from ltn_sudoku.logic.device import resolve_device, to_list
 
 T = TypeVar("T")
 LossFn = Callable[[Operators, BoardSet, bool], BatchResult]
@@ -46,6 +46,7 @@ class Process:
 
     rank: int = 0
     world_size: int = 1
+    joined: bool = False  # in a process group (under torchrun, also with one process: DDP over nccl on one GPU)
 
     @property
     def is_main(self) -> bool:
@@ -53,7 +54,7 @@ class Process:
 
     @property
     def distributed(self) -> bool:
-        return self.world_size > 1
+        return self.joined
 
 
 def launched_world_size() -> int:
@@ -70,7 +71,7 @@ def launched_world_size() -> int:
 def current() -> Process:
     """The process group this process has joined (see `process_group`), or a single process."""
     if dist.is_available() and dist.is_initialized():
-        return Process(dist.get_rank(), dist.get_world_size())
+        return Process(dist.get_rank(), dist.get_world_size(), joined=True)
     return Process()
 
 
@@ -82,7 +83,8 @@ def process_group(cfg: DictConfig) -> Iterator[Process]:
     exports torchrun's variables (MASTER_ADDR, RANK, ...) from its SLURM environment first. Non-zero ranks log
     warnings only.
     """
-    if launched_world_size() <= 1 or current().distributed:
+    under_torchrun = "TORCHELASTIC_RUN_ID" in os.environ  # torchrun's own variable: join even with one process
+    if (launched_world_size() <= 1 and not under_torchrun) or current().distributed:
         yield current()
         return
     if OmegaConf.select(cfg, "model.kind") == "visual":
@@ -108,7 +110,8 @@ def shard(batch: BoardSet, process: Process) -> BoardSet:
     """This process's contiguous part of a global batch (parts differ in length by at most one; some may be empty)."""
     if not process.distributed:
         return batch
-    return batch.select(torch.tensor_split(torch.arange(len(batch)), process.world_size)[process.rank])
+    shards = torch.tensor_split(torch.arange(len(batch)), process.world_size)  # host: an index
+    return batch.select(shards[process.rank])
 
 
 class _AllGather(torch.autograd.Function):
@@ -135,7 +138,7 @@ def gather_boards(tensor: torch.Tensor) -> torch.Tensor:
     the part each process contributed. Every process must call it in the same order (the objective does).
     """
     length = torch.tensor([tensor.shape[0]], device=tensor.device)
-    sizes = [int(n) for n in _AllGather.apply(length)]
+    sizes = to_list(_AllGather.apply(length).flatten())
     padded = torch.cat([tensor, tensor.new_zeros(max(sizes) - tensor.shape[0], *tensor.shape[1:])])
     if tensor.dtype == torch.bool:  # gloo gathers no bool tensors
         parts = _AllGather.apply(padded.to(torch.uint8)).bool()

@@ -29,6 +29,7 @@ from ltn_sudoku.io import atomic_write_text, read_boards
 from ltn_sudoku.logic import assess, reasoning
 from ltn_sudoku.logic.axioms import no_solution
 from ltn_sudoku.logic.checkpoint import load_checkpoint
+from ltn_sudoku.logic.device import device_of, resolve_device, to_list, to_numpy
 from ltn_sudoku.logic.grounding import one_hot_givens
 from ltn_sudoku.logic.labels import resolve_techniques
 from ltn_sudoku.logic.metrics import accuracy, balanced_accuracy, reliability
@@ -57,18 +58,19 @@ def default_checkpoint(size: int) -> Path:
     return CHECKPOINTS_DIR / f"{size}x{size}.pt"
 
 
-def load_model(path: str | Path, size: int | None = None) -> tuple[LtnSudoku, Operators, dict[str, Any]]:
-    """A checkpoint's model (thresholds included), its logic operators and its whole payload."""
+def load_model(path: str | Path, size: int | None = None,
+               device: str | torch.device = "cpu") -> tuple[LtnSudoku, Operators, dict[str, Any]]:
+    """A checkpoint's model (thresholds included) on `device`, its logic operators and its whole payload."""
     payload = load_checkpoint(path, size)
     config = payload["config"]
     model = LtnSudoku(ModelConfig.from_cfg(config["model"]))
     model.load_weights(payload["state_dict"])
-    model.eval()
+    model.to(resolve_device(device)).eval()
     return model, build_operators(config["logic"]), payload
 
 
 def _without(boards: data.BoardSet, seen: set[tuple[int, ...]]) -> data.BoardSet:
-    keep = [i for i, row in enumerate(boards.puzzles.tolist()) if tuple(row) not in seen]
+    keep = [i for i, row in enumerate(to_list(boards.puzzles)) if tuple(row) not in seen]
     return boards.select(keep)
 
 
@@ -88,7 +90,7 @@ def training_boards(config: dict[str, Any]) -> set[tuple[int, ...]]:
 
     cfg = OmegaConf.create(config)
     splits = build_splits(cfg, ModelConfig.from_cfg(config["model"]))
-    return {tuple(row) for s in (splits.train, splits.val_open, splits.val_closed) for row in s.puzzles.tolist()}
+    return {tuple(row) for s in (splits.train, splits.val_open, splits.val_closed) for row in to_list(s.puzzles)}
 
 
 def _silent_summary(metrics: dict[str, float]) -> str:
@@ -129,10 +131,10 @@ def solving_sources(cfg: DictConfig, n: int, seed: int, seen: set[tuple[int, ...
         rows = _without(data.kaggle_sample(str(e.kaggle_path), "test", 10 ** 9, seed), seen)
         for name in sorted(set(rows.kinds)):
             members = np.random.default_rng([seed, 3]).permutation(np.flatnonzero(np.array(rows.kinds) == name))
-            rated = ~np.isnan(rows.difficulty.numpy()[members])  # rated 3M rows first: the difficulty table needs them
+            rated = ~np.isnan(to_numpy(rows.difficulty)[members])  # rated 3M rows first: the difficulty table needs them
             pick = np.sort(np.concatenate([members[rated], members[~rated]])[: int(e.kaggle_limit)])
             subset = rows.select(pick)
-            sources.append((f"kaggle_{name}", subset.boards(), {"difficulty": subset.difficulty.numpy()}))
+            sources.append((f"kaggle_{name}", subset.boards(), {"difficulty": to_numpy(subset.difficulty)}))
     return sources
 
 
@@ -185,7 +187,7 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
     run_dir = run_directory(cfg)
     size = int(cfg.model.size)
     path = Path(str(cfg.checkpoint)) if cfg.checkpoint else default_checkpoint(size)
-    model, ops, payload = load_model(path, size)
+    model, ops, payload = load_model(path, size, cfg.device_resolved)
     if cfg.evaluate.get("eval_steps"):
         model.config = replace(model.config, eval_steps=int(cfg.evaluate.eval_steps))
     n, e, seed = model.n, cfg.evaluate, int(cfg.evaluate.seed)
@@ -207,8 +209,8 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
     truths, labels = assess.has_solution_scores(model, ops, open_boards)
     threshold = float(model.has_solution_threshold)
     metrics.update(_per_kind("q2_has_solution", truths, labels, open_boards.kinds, threshold))
-    givens = (open_boards.puzzles > 0).sum(-1).numpy()
-    refuted = singles_loop_outcome(open_boards.puzzles.numpy(), n)[1]
+    givens = to_numpy((open_boards.puzzles > 0).sum(-1))
+    refuted = singles_loop_outcome(to_numpy(open_boards.puzzles), n)[1]
     by_givens, has_solution_table = has_solution_by_givens(truths, labels, givens, threshold, bins, refuted)
     metrics.update(by_givens)
     silent = ~refuted  # where the 20-line baseline cannot tell (it calls them all solvable)
@@ -226,7 +228,8 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
                         f"q2_has_solution_reliability/{i}/observed": observed,
                         f"q2_has_solution_reliability/{i}/count": float(count)})
     if model.config.solution_inputs == "symbolic":  # the boards whose impossibility the crisp NoSolution input misses
-        silent = (no_solution(model.grounding, one_hot_givens(open_boards.puzzles, n)) < 0.5).numpy()
+        values = open_boards.puzzles.to(device_of(model))
+        silent = to_numpy(no_solution(model.grounding, one_hot_givens(values, n)) < 0.5)
         metrics.update(assess.binary_metrics("q2_has_solution_no_solution_silent", truths[silent], labels[silent],
                                              threshold))
 

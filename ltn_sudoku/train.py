@@ -29,6 +29,7 @@ from ltn_sudoku.experiments import stage_configs, train_experiment
 from ltn_sudoku.io import atomic_write_text
 from ltn_sudoku.logic import assess
 from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
+from ltn_sudoku.logic.device import synchronize
 from ltn_sudoku.logic.labels import resolve_techniques
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.objective import objective
@@ -156,14 +157,15 @@ def train(cfg: DictConfig) -> dict[str, float]:
     process = distributed.current()  # several under torchrun or a multi-task SLURM job; rank 0 alone writes
     run_dir = distributed.from_main(run_directory(cfg), process)
     model_config = ModelConfig.from_cfg(cfg.model)
-    model = LtnSudoku(model_config).to(cfg.device_resolved)
+    device = torch.device(str(cfg.device_resolved))
+    model = LtnSudoku(model_config).to(device)
     base_ops = build_operators(cfg.logic)
     optimizer = build_optimizer(model, cfg)
     monitor = str(cfg.train.monitor)
     if monitor not in MONITORS:
         raise ValueError(f"train.monitor={monitor!r}: expected one of {', '.join(MONITORS)}")
     higher_is_better = monitor != "val/loss"
-    start_epoch, best, stale, seen, elapsed = 0, -math.inf, 0, 0, 0.0
+    start_epoch, best, stale, seen, elapsed, wall = 0, -math.inf, 0, 0, 0.0, 0.0
     scheduler_state = None
     lineage: list[dict[str, Any]] = []  # the configs of the warm-start parents: evaluation holds their boards out too
     if cfg.train.get("init_from") and not cfg.train.resume:  # warm start: weights only, a fresh optimizer and epoch 0
@@ -179,6 +181,7 @@ def train(cfg: DictConfig) -> dict[str, float]:
         scheduler_state = extra.get("scheduler")
         start_epoch, best, stale = int(extra["epoch"]) + 1, float(extra["best"]), int(extra["stale"])
         seen, elapsed = int(extra["boards_seen"]), float(extra["train_seconds"])
+        wall = float(extra.get("train_wall_seconds", 0.0))
         if start_epoch >= int(cfg.train.epochs) or stale > int(cfg.train.patience):
             LOG.warning("%s already finished (epoch %d of train.epochs=%d%s): nothing to train; raise train.epochs "
                         "to go on", cfg.train.resume, start_epoch, int(cfg.train.epochs),
@@ -195,12 +198,12 @@ def train(cfg: DictConfig) -> dict[str, float]:
     writer = distributed.summary_writer(process, run_dir / "tb", seen if cfg.train.resume else None)  # no repeats
     shuffle = torch.Generator().manual_seed(int(cfg.seed))
     for _ in range(start_epoch):  # the same batch order as an uninterrupted run
-        torch.randperm(len(splits.train), generator=shuffle)
+        torch.randperm(len(splits.train), generator=shuffle)  # host: advances the seeded generator
     metrics: dict[str, float] = {}
     epoch = start_epoch - 1
     for epoch in range(start_epoch, int(cfg.train.epochs)):
         ops = base_ops.at_epoch(epoch)
-        started = time.process_time()
+        started, wall_started, epoch_boards = time.process_time(), time.perf_counter(), seen
         floor = curriculum_floor(cfg, epoch)
         keep = None if floor is None else (splits.train.puzzles > 0).sum(-1) >= floor
         batches = list(splits.train.batches(int(cfg.train.batch_size), shuffle, keep))
@@ -222,10 +225,15 @@ def train(cfg: DictConfig) -> dict[str, float]:
             writer.add_scalar("train/loss", result.loss.item(), seen)
             for name, value in result.satisfaction.items():
                 writer.add_scalar(f"sat/{name}", value, seen)
+        synchronize(device)  # CUDA runs ahead of the host: the clock stops when the epoch's work is done
         elapsed += time.process_time() - started
+        epoch_wall = time.perf_counter() - wall_started
+        wall += epoch_wall
         metrics = validate(model, ops, splits)
         metrics.update({"train/epoch": epoch + 1, "train/boards_seen": seen, "train/cpu_seconds": elapsed,
                         "train/boards_per_cpu_second": seen / max(elapsed, 1e-9),  # rank 0's CPU
+                        "train/wall_seconds": wall,  # training steps only, validation left out
+                        "train/boards_per_second": (seen - epoch_boards) / max(epoch_wall, 1e-9),  # this epoch's
                         "train/processes": process.world_size})
         for name, value in metrics.items():
             writer.add_scalar(name, value, seen)
@@ -235,7 +243,7 @@ def train(cfg: DictConfig) -> dict[str, float]:
         improved = value > best
         best, stale = (value, 0) if improved else (best, stale + 1)
         extra = _checkpoint_extra(model, epoch=epoch, best=best, stale=stale, boards_seen=seen,
-                                  train_seconds=elapsed, optimizer=optimizer.state_dict(),
+                                  train_seconds=elapsed, train_wall_seconds=wall, optimizer=optimizer.state_dict(),
                                   scheduler=scheduler.state_dict(), metrics=metrics, lineage=lineage)
         if process.is_main:
             save_checkpoint(run_dir / "last.pt", model_config.size, resolved, model.state_dict(), extra)

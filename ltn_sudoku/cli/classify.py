@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TextIO
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.cli import UsageError
-from ltn_sudoku.cli.common import add_input_arguments, iter_input, out_format, progress_bar
+from ltn_sudoku.cli.common import add_device_argument, add_input_arguments, iter_input, out_format, progress_bar
 from ltn_sudoku.cli.results import ResultsFile, csv_columns, csv_header, csv_lines, json_line
 from ltn_sudoku.cli.solve import add_engine_arguments, engine_from_args
 from ltn_sudoku.exact import BACKENDS
@@ -73,6 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="PATH is a .npz of handwritten cell images (`images`, (n*n, 28, 28) uint8, row-major; "
                         "docs/visual.md): this visual model reads the digits and answers isCorrect, then Q1-Q3 run "
                         "on the read board")
+    add_device_argument(p)
     add_engine_arguments(p)
     return p
 
@@ -119,6 +120,7 @@ class Answerer:
     columns: list[str] = field(default_factory=list)
     ltn_dead_ends: bool = False
     ltn_search: int = 0
+    device: str = "cpu"
     visual: ReportSection | None = None  # the visual model's answers on a board read from images
     _engine: Engine | None = field(default=None, repr=False)
     _ltn: LtnAnswers | None = field(default=None, repr=False)
@@ -136,7 +138,8 @@ class Answerer:
         if self.ltn and self._ltn is None:
             from ltn_sudoku.logic.predict import LtnAnswers  # torch is imported only when the LTN answers
 
-            self._ltn = LtnAnswers(self.checkpoint, dead_ends=self.ltn_dead_ends, search_budget=self.ltn_search)
+            self._ltn = LtnAnswers(self.checkpoint, dead_ends=self.ltn_dead_ends, search_budget=self.ltn_search,
+                                   device=self.device)
         return self._ltn
 
     def reports(self, boards: list[Board]) -> list[Report]:
@@ -259,7 +262,8 @@ def run(args: argparse.Namespace) -> int:
                         backend=args.backend, heuristics=heuristics, full=args.full_analysis,
                         techniques=args.techniques, no_uniqueness=args.no_uniqueness, ltn=ltn,
                         checkpoint=args.checkpoint, columns=csv_columns(heuristics, ltn, args.ltn_search > 0),
-                        ltn_dead_ends=args.ltn_dead_ends, ltn_search=args.ltn_search, visual=visual)
+                        ltn_dead_ends=args.ltn_dead_ends, ltn_search=args.ltn_search, device=args.device,
+                        visual=visual)
     with progress_bar(writing_file=out_kind is not None) as bar:
         if out_kind is None:
             _run_stream(answerer, records, args.jobs, sys.stdout, bar.update)

@@ -28,6 +28,16 @@ OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 BOARD_NAME = "<board>"
 
 
+DEVICES: tuple[str, ...] = ("cpu", "cuda", "auto")
+
+
+def add_device_argument(p: argparse.ArgumentParser) -> None:
+    """--device for the commands that run an LTN model."""
+    p.add_argument("--device", choices=DEVICES, default="cpu",
+                   help="where the LTN model runs: cpu (default: small batches gain little from a GPU), cuda, or auto "
+                        "(CUDA when present)")
+
+
 def add_input_arguments(p: argparse.ArgumentParser) -> None:
     """PATH | - | --board TEXT, and --format."""
     source = p.add_mutually_exclusive_group(required=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.cli import UsageError
-from ltn_sudoku.cli.common import add_input_arguments, out_format, progress, read_input, write_results
+from ltn_sudoku.cli.common import add_device_argument, add_input_arguments, out_format, progress, read_input, write_results
 from ltn_sudoku.engine import Engine, SolveResult
 from ltn_sudoku.io import BoardRecord
 from ltn_sudoku.memory import MemoryTracker
@@ -55,6 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--budget", type=int, default=256, metavar="NODES",
                    help="--ltn: boards the search may refine before it gives up (default: 256)")
     p.add_argument("--checkpoint", type=Path, metavar="PT", help="--ltn: a model checkpoint (default: the shipped one)")
+    add_device_argument(p)
     return p
 
 
@@ -118,8 +119,8 @@ def run_ltn(args: argparse.Namespace) -> int:
         n = record.board.n
         if n not in models:
             try:
-                models[n] = (LtnPredictor.load(args.checkpoint, n) if args.checkpoint
-                             else LtnPredictor.for_size(n))
+                models[n] = (LtnPredictor.load(args.checkpoint, n, args.device) if args.checkpoint
+                             else LtnPredictor.for_size(n, args.device))
             except CheckpointError as e:
                 raise UsageError(str(e)) from None
         predictor = models[n]

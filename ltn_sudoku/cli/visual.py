@@ -80,29 +80,31 @@ def load_cells(path: Path) -> np.ndarray:
     return images
 
 
-def read_visual_board(path: Path, checkpoint: Path) -> tuple[Board, VisualSection]:
+def read_visual_board(path: Path, checkpoint: Path, device: str = "cpu") -> tuple[Board, VisualSection]:
     """The board the visual checkpoint reads from the cell images in `path`, and its section of the report."""
     import torch
 
     from ltn_sudoku.logic.checkpoint import CheckpointError
+    from ltn_sudoku.logic.device import device_of, to_numpy
     from ltn_sudoku.visual.train import load_visual
 
     images = load_cells(path)
     n = round(len(images) ** 0.5)
     try:
-        model, ops, payload = load_visual(str(checkpoint))
+        model, ops, payload = load_visual(str(checkpoint), device)
     except CheckpointError as e:
         raise UsageError(str(e)) from None
     if model.n != n:
         raise UsageError(f"{checkpoint}: a {model.n}x{model.n} visual model, the board in {path} is {n}x{n}")
     filled = images.reshape(len(images), -1).max(axis=1) >= BLANK_LEVEL
     with torch.no_grad():
-        probs = model.has_value(torch.from_numpy(images)[None])[0]
-        digits = np.where(filled, model.names[probs.argmax(-1)].numpy() + 1, 0)  # the checkpoint's digit names
+        probs = model.has_value(torch.from_numpy(images).to(device_of(model))[None])[0]
         truth = float(model.is_correct(ops, probs[None])[0]) if filled.all() else None
-    sure = probs.max(-1).values.numpy()[filled]
+    probs, names = to_numpy(probs), to_numpy(model.names)
+    digits = np.where(filled, names[probs.argmax(-1)] + 1, 0)  # the checkpoint's digit names
+    sure = probs.max(-1)[filled]
     board = Board(digits.tolist(), n)
-    decoding = decoding_of(probs.numpy(), model.names.numpy(), map_tau(payload, checkpoint)) if filled.all() else None
+    decoding = decoding_of(probs, names, map_tau(payload, checkpoint)) if filled.all() else None
     return board, VisualSection(board, truth, float(sure.min()) if sure.size else 1.0, str(checkpoint), decoding)
 
 
@@ -132,5 +134,5 @@ def visual_input(args: argparse.Namespace) -> tuple[str, Iterator[BoardRecord], 
     """(name, the one read board as a record, its visual section) for `classify --visual-checkpoint`."""
     if args.path is None or args.path == "-":
         raise UsageError("--visual-checkpoint reads a .npz file of cell images: give its path")
-    board, section = read_visual_board(Path(args.path), args.visual_checkpoint)
+    board, section = read_visual_board(Path(args.path), args.visual_checkpoint, getattr(args, "device", "cpu"))
     return args.path, iter([BoardRecord(board, 1)]), section

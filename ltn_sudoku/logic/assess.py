@@ -14,6 +14,7 @@ import torch
 
 from ltn_sudoku.data import CLOSED_VALID, SOLVABLE, BoardSet
 from ltn_sudoku.exact import count_solutions_batch
+from ltn_sudoku.logic.device import device_of, synchronize, to_list, to_numpy
 from ltn_sudoku.logic.inference import dead_end_probabilities, decoded, is_correct_truth, is_valid_assignment, reach
 from ltn_sudoku.logic.grounding import one_hot_givens
 from ltn_sudoku.logic.metrics import (accuracy, auroc, calibrate_threshold, expected_calibration_error,
@@ -25,24 +26,24 @@ Metrics = dict[str, float]
 CHUNK = 256
 
 
-def _chunks(boards: BoardSet) -> list[BoardSet]:
-    return list(boards.batches(CHUNK))
+def _chunks(boards: BoardSet, model: LtnSudoku) -> list[BoardSet]:
+    """The boards in chunks on the model's device (validation sets are there already: then nothing is copied)."""
+    return list(boards.to(device_of(model)).batches(CHUNK))
 
 
 def is_correct_scores(model: LtnSudoku, ops: Operators, closed: BoardSet) -> tuple[np.ndarray, np.ndarray]:
     """(truths, labels) of isCorrect on closed boards."""
     with torch.no_grad():
-        truths = torch.cat([is_correct_truth(model, ops, c.puzzles) for c in _chunks(closed)]) if len(closed) else \
-            torch.zeros(0)
-    return truths.numpy(), (closed.labels == CLOSED_VALID).numpy()
+        truths = [is_correct_truth(model, ops, c.puzzles) for c in _chunks(closed, model)]
+    return (to_numpy(torch.cat(truths)) if truths else np.zeros(0)), to_numpy(closed.labels == CLOSED_VALID)
 
 
 def has_solution_scores(model: LtnSudoku, ops: Operators, open_boards: BoardSet,
                         steps: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(truths, labels) of hasSolution on open boards."""
     with torch.no_grad():
-        truths = [reach(model, ops, c.puzzles, steps).has_solution for c in _chunks(open_boards)]
-    return (torch.cat(truths).numpy() if truths else np.zeros(0)), (open_boards.labels == SOLVABLE).numpy()
+        truths = [reach(model, ops, c.puzzles, steps).has_solution for c in _chunks(open_boards, model)]
+    return (to_numpy(torch.cat(truths)) if truths else np.zeros(0)), to_numpy(open_boards.labels == SOLVABLE)
 
 
 def binary_metrics(prefix: str, truths: np.ndarray, labels: np.ndarray, threshold: float) -> Metrics:
@@ -60,12 +61,12 @@ def calibrate(model: LtnSudoku, ops: Operators, closed: BoardSet,
         model.is_correct_threshold.fill_(calibrate_threshold(*is_correct_scores(model, ops, closed)))
     if not len(open_boards):
         return None
-    model.has_solution.calibration.copy_(torch.tensor([1.0, 0.0]))
+    model.has_solution.calibration.copy_(torch.tensor([1.0, 0.0], device=device_of(model)))
     truths, labels = has_solution_scores(model, ops, open_boards)
-    raw = torch.logit(torch.as_tensor(truths, dtype=torch.float32), eps=1e-6)
-    model.has_solution.fit_calibration(raw, torch.as_tensor(labels))
-    scale, offset = model.has_solution.calibration.tolist()
-    calibrated = torch.sigmoid(scale * raw + offset).numpy()
+    raw = torch.logit(torch.as_tensor(truths, dtype=torch.float32), eps=1e-6)  # host: the fit is a tiny CPU problem
+    model.has_solution.fit_calibration(raw, torch.as_tensor(labels))  # host
+    scale, offset = to_list(model.has_solution.calibration)
+    calibrated = to_numpy(torch.sigmoid(scale * raw + offset))
     model.has_solution_threshold.fill_(calibrate_threshold(calibrated, labels))
     return calibrated, labels
 
@@ -75,14 +76,14 @@ def solving(model: LtnSudoku, puzzles: BoardSet, steps: int | None = None, prefi
     board accuracy (the decoded board keeps the givens and breaks no rule, i.e. it is a solution)."""
     valid, cells_right, cells = [], 0, 0
     with torch.no_grad():
-        for chunk in _chunks(puzzles):
+        for chunk in _chunks(puzzles, model):
             givens = one_hot_givens(chunk.puzzles, model.n)
             final = model.refine(givens, steps)[-1]
             valid.append(is_valid_assignment(model, givens, final))
             empty = (chunk.puzzles == 0) & (chunk.solutions > 0)
             cells_right += int(((decoded(final) == chunk.solutions) & empty).sum())
             cells += int(empty.sum())
-    ok = torch.cat(valid).numpy() if valid else np.zeros(0, bool)
+    ok = to_numpy(torch.cat(valid)) if valid else np.zeros(0, bool)
     return {f"{prefix}/board_accuracy": float(ok.mean()) if len(ok) else float("nan"),
             f"{prefix}/cell_accuracy": cells_right / cells if cells else float("nan"),
             f"{prefix}/count": float(len(ok))}
@@ -106,8 +107,9 @@ def heuristics(model: LtnSudoku, states: BoardSet, prefix: str = "heuristics") -
     if not names or not len(states):
         return {}
     with torch.no_grad():
-        truths = torch.cat([model.recommends(one_hot_givens(c.puzzles, model.n)) for c in _chunks(states)]).numpy()
-    labels = states.techniques.numpy() > 0.5
+        truths = to_numpy(torch.cat([model.recommends(one_hot_givens(c.puzzles, model.n))
+                                     for c in _chunks(states, model)]))
+    labels = to_numpy(states.techniques) > 0.5
     out: Metrics = {}
     f1s: list[float] = []
     baseline: list[float] = []  # F1 of always answering yes: what the base rate alone gives
@@ -128,12 +130,13 @@ def heuristics(model: LtnSudoku, states: BoardSet, prefix: str = "heuristics") -
 
 def dead_ends(model: LtnSudoku, ops: Operators, puzzles: BoardSet, steps: int | None = None) -> Metrics:
     """Dead-end move detection on every candidate move of the puzzles; truth from the exact solver's count."""
-    board, cell, digit, probability = dead_end_probabilities(model, ops, puzzles.puzzles, steps)
-    after = puzzles.puzzles[board].clone()
-    after[torch.arange(len(board)), cell] = digit
-    truth = count_solutions_batch(after.numpy(), limit=1) == 0
+    values = puzzles.puzzles.to(device_of(model))
+    board, cell, digit, probability = dead_end_probabilities(model, ops, values, steps)
+    after = values[board].clone()
+    after[torch.arange(len(board), device=after.device), cell] = digit
+    truth = count_solutions_batch(to_numpy(after), limit=1) == 0
     threshold = 1 - float(model.has_solution_threshold)
-    prob = probability.numpy()
+    prob = to_numpy(probability)
     p, r, f1 = precision_recall_f1(prob > threshold, truth)
     return {"dead_end/accuracy": accuracy(prob > threshold, truth), "dead_end/auroc": auroc(prob, truth),
             "dead_end/precision": p, "dead_end/recall": r, "dead_end/f1": f1,
@@ -143,10 +146,12 @@ def dead_ends(model: LtnSudoku, ops: Operators, puzzles: BoardSet, steps: int | 
 
 def inference_speed(model: LtnSudoku, ops: Operators, puzzles: BoardSet, steps: int | None = None) -> Metrics:
     """Boards per second of CPU (and wall) time for hasValue + hasSolution on these boards."""
+    chunks = _chunks(puzzles, model)
     cpu, wall = time.process_time(), time.perf_counter()
     with torch.no_grad():
-        for chunk in _chunks(puzzles):
+        for chunk in chunks:
             reach(model, ops, chunk.puzzles, steps)
+    synchronize(device_of(model))
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     return {"cost/inference_boards_per_cpu_second": len(puzzles) / max(cpu, 1e-9),
             "cost/inference_boards_per_wall_second": len(puzzles) / max(wall, 1e-9)}

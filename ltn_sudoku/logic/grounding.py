@@ -58,12 +58,13 @@ def index_variable(label: str, indices: torch.Tensor) -> ltn.Variable:
     return ltn.Variable(label, indices.reshape(-1).long(), add_batch_dim=True)
 
 
-def encode_boards(boards: Sequence[Board], n: int) -> torch.Tensor:
-    """(batch, n*n) long tensor of cell values (0 = empty); every board must have side n."""
+def encode_boards(boards: Sequence[Board], n: int, device: torch.device | str = "cpu") -> torch.Tensor:
+    """(batch, n*n) long tensor of cell values (0 = empty) on `device`; every board must have side n."""
     wrong = [b.n for b in boards if b.n != n]
     if wrong:
         raise ValueError(f"a {wrong[0]}x{wrong[0]} board given to a {n}x{n} model")
-    return torch.tensor(np.array([b.values for b in boards], dtype=np.int64).reshape(len(boards), n * n))
+    return torch.tensor(np.array([b.values for b in boards], dtype=np.int64).reshape(len(boards), n * n),
+                        device=device)
 
 
 def one_hot_givens(values: torch.Tensor, n: int) -> torch.Tensor:

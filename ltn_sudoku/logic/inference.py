@@ -105,10 +105,10 @@ def dead_end_probabilities(model: LtnSudoku, ops: Operators, values: torch.Tenso
     """(board, cell, digit, probability) of every candidate move: 1 - hasSolution(b after the move)."""
     board, cell, digit = candidate_moves(model.grounding, values)
     after = values[board].clone()
-    after[torch.arange(len(board)), cell] = digit
+    after[torch.arange(len(board), device=values.device), cell] = digit
     probabilities = []
     with torch.no_grad():
         for start in range(0, len(board), chunk):
             probabilities.append(1 - reach(model, ops, after[start:start + chunk], steps).has_solution)
-    prob = torch.cat(probabilities) if probabilities else torch.zeros(0)
+    prob = torch.cat(probabilities) if probabilities else torch.zeros(0, device=values.device)
     return board, cell, digit, prob

@@ -53,7 +53,7 @@ class HasSolutionNet(nn.Module):
 
     def fit_calibration(self, logits: torch.Tensor, labels: torch.Tensor, steps: int = 200) -> None:
         """Platt scaling: the (scale, offset) minimising the cross-entropy of sigmoid(scale * logit + offset)."""
-        params = torch.tensor([1.0, 0.0], requires_grad=True)
+        params = torch.tensor([1.0, 0.0], requires_grad=True)  # host: fitted on the host copy of the truths
         optimizer = torch.optim.LBFGS([params], max_iter=steps, line_search_fn="strong_wolfe")
         target = labels.float()
 

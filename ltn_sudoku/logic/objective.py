@@ -21,6 +21,7 @@ from ltn.core import LTNObject
 from ltn_sudoku.data import SOLVABLE, BoardSet
 from ltn_sudoku.logic.axioms import (DEFINITIONS, class_axioms, definition_axioms, rule_axioms, satisfaction,
                                      supervised_axiom, technique_axioms)
+from ltn_sudoku.logic.device import to_list
 from ltn_sudoku.logic.grounding import one_hot_givens
 from ltn_sudoku.logic.inference import solution_features
 from ltn_sudoku.logic.model import LtnSudoku
@@ -64,7 +65,7 @@ def objective(model: LtnSudoku, ops: Operators, batch: BoardSet, supervised: boo
     assignments = model.has_value(givens, detach_every=model.config.detach_every)
     untrained = UNTRAINED_AXIOMS | (set() if model.config.unit_axiom else {"unit_has_digit"})
     formulas: dict[str, torch.Tensor] = {}
-    report: dict[str, float] = {}
+    reported: dict[str, torch.Tensor] = {}  # read back to the host in one transfer at the end
     steps = kb_steps(len(assignments), model.config.kb_every)
     if gather(practice).any():
         for step in steps:
@@ -75,7 +76,7 @@ def objective(model: LtnSudoku, ops: Operators, batch: BoardSet, supervised: boo
                 if name not in untrained and not early:
                     formulas[f"{name}@{step + 1}"] = value
                 if step == steps[-1]:
-                    report[name] = float(value.detach())
+                    reported[name] = value.detach()
         known = practice & (batch.solutions > 0).all(-1)
         if supervised and gather(known).any():
             truth = supervised_axiom(g, ops, assignments[-1][known], one_hot_givens(batch.solutions[known], g.n))
@@ -99,7 +100,9 @@ def objective(model: LtnSudoku, ops: Operators, batch: BoardSet, supervised: boo
                 formulas[f"definition {model.config.techniques[i]}"] = truth
     for name in ("has_solution", "no_solution", "recommends", "not_recommends"):
         if name in formulas:
-            report[name] = float(formulas[name].detach())
-    report.update({name: float(v.detach()) for name, v in formulas.items() if name.startswith("definition")})
+            reported[name] = formulas[name].detach()
+    reported.update({name: v.detach() for name, v in formulas.items() if name.startswith("definition")})
+    report = dict(zip(reported, to_list(torch.stack([v.float().reshape(()) for v in reported.values()])))) \
+        if reported else {}
     loss = 1 - ops.sat_agg(list(formulas.values()))
     return BatchResult(loss, report)

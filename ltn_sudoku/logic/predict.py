@@ -26,6 +26,7 @@ import torch
 
 from ltn_sudoku.board import Board, geometry
 from ltn_sudoku.logic.checkpoint import CheckpointError, load_checkpoint
+from ltn_sudoku.logic.device import device_of, resolve_device, to_list, to_numpy
 from ltn_sudoku.logic.grounding import encode_boards, one_hot_givens
 from ltn_sudoku.logic.inference import (
     candidate_moves,
@@ -77,8 +78,9 @@ class LtnPredictor:
         self.threads = threads
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], size: int | None = None) -> LtnPredictor:
-        """A checkpoint file; CheckpointError when it is missing, corrupted or for another size than `size`."""
+    def load(cls, path: str | os.PathLike[str], size: int | None = None, device: str = "cpu") -> LtnPredictor:
+        """A checkpoint file, answering on `device` (cpu | cuda | auto); CheckpointError when it is missing,
+        corrupted or for another size than `size`."""
         payload = load_checkpoint(path, size)
         config = payload["config"]
         try:
@@ -87,13 +89,13 @@ class LtnPredictor:
             ops = build_operators(config["logic"])
         except (KeyError, TypeError, ValueError, RuntimeError) as e:
             raise CheckpointError(f"{path}: checkpoint does not match this code's model ({e})") from None
-        return cls(model, ops, Path(path))
+        return cls(model.to(resolve_device(device)), ops, Path(path))
 
     @classmethod
-    def for_size(cls, size: int) -> LtnPredictor | None:
+    def for_size(cls, size: int, device: str = "cpu") -> LtnPredictor | None:
         """The shipped model for a board side, or None when no model exists for that size."""
         path = shipped_checkpoint(size)
-        return cls.load(path, size) if path.is_file() else None
+        return cls.load(path, size, device) if path.is_file() else None
 
     @staticmethod
     def unavailable(size: int) -> dict[str, Any]:
@@ -128,7 +130,7 @@ class LtnPredictor:
         model, ops, n = self.model, self.ops, self.size
         geo = geometry(n)
         with torch.no_grad(), torch_threads(self.threads):
-            values = encode_boards(boards, n)
+            values = encode_boards(boards, n, device_of(model))
             correct = is_correct_truth(model, ops, values)
             reached = reach(model, ops, values)
             givens = one_hot_givens(values, n)
@@ -144,6 +146,9 @@ class LtnPredictor:
                 dead = None
         threshold_correct = float(model.is_correct_threshold)
         threshold_solution = float(model.has_solution_threshold)
+        correct, has_solution, valid = to_list(correct), to_list(reached.has_solution), to_list(valid)
+        recommends, final = to_list(recommends), to_numpy(reached.final)
+        solutions = to_list(decoded(reached.final))
         answers: list[dict[str, Any]] = []
         for i, board in enumerate(boards):
             closed = board.is_closed
@@ -151,24 +156,25 @@ class LtnPredictor:
                 "available": True,
                 "checkpoint": self._checkpoint_name(),
                 "isCorrect": _truth(correct[i], threshold_correct) if closed else None,
-                "hasSolution": None if closed else _truth(reached.has_solution[i], threshold_solution),
+                "hasSolution": None if closed else _truth(has_solution[i], threshold_solution),
                 "solution": None if closed else {
-                    "board": Board(decoded(reached.final[i]).tolist(), n).to_line(), "valid": bool(valid[i])},
+                    "board": Board(solutions[i], n).to_line(), "valid": bool(valid[i])},
                 "moves": [],
                 "dead_ends": None if closed else {"computed": True} if dead_ends else dict(NOT_COMPUTED),
                 "recommendsHeuristic": None if closed else {
-                    name: _truth(recommends[i, j], 0.5) for j, name in enumerate(model.config.techniques)},
+                    name: _truth(recommends[i][j], 0.5) for j, name in enumerate(model.config.techniques)},
             })
         for i, board in enumerate(boards):
             answers[i]["search"] = (guided_search(model, board, budget=search_budget).as_dict()
                                     if search_budget > 0 and not board.is_closed else None)
         if board_idx is None:
             return answers
-        for k, (b, c, d) in enumerate(zip(board_idx.tolist(), cell.tolist(), digit.tolist())):
+        dead = None if dead is None else to_list(dead)
+        for k, (b, c, d) in enumerate(zip(to_list(board_idx), to_list(cell), to_list(digit))):
             i = open_rows[b]
             answers[i]["moves"].append({
                 "row": geo.row[c], "col": geo.col[c], "digit": d,
-                "confidence": round(float(reached.final[i, c, d - 1]), 6),
+                "confidence": round(float(final[i, c, d - 1]), 6),
                 "dead_end": None if dead is None else {"probability": round(float(dead[k]), 6),
                                                        "decision": bool(dead[k] > 1 - threshold_solution)},
             })
@@ -219,8 +225,9 @@ class LtnAnswers:
     size, or the one `checkpoint` file for every size), and a section saying why when there is none."""
 
     def __init__(self, checkpoint: str | os.PathLike[str] | None = None, dead_ends: bool = False,
-                 threads: int | None = 1, search_budget: int = 0) -> None:
+                 threads: int | None = 1, search_budget: int = 0, device: str = "cpu") -> None:
         self.checkpoint = Path(checkpoint) if checkpoint is not None else None
+        self.device = device
         self.dead_ends = dead_ends
         self.search_budget = search_budget
         self.threads = threads
@@ -229,8 +236,8 @@ class LtnAnswers:
     def predictor(self, size: int) -> LtnPredictor | None:
         """The model that answers boards of this size; CheckpointError for a missing or corrupted file."""
         if size not in self.predictors:
-            predictor = (LtnPredictor.load(self.checkpoint) if self.checkpoint is not None
-                         else LtnPredictor.for_size(size))
+            predictor = (LtnPredictor.load(self.checkpoint, device=self.device) if self.checkpoint is not None
+                         else LtnPredictor.for_size(size, self.device))
             if predictor is not None:
                 predictor.threads = self.threads
             self.predictors[size] = predictor

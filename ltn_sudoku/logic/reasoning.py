@@ -17,6 +17,7 @@ import pandas as pd
 import torch
 
 from ltn_sudoku.board import Board
+from ltn_sudoku.logic.device import device_of, to_numpy
 from ltn_sudoku.logic.grounding import one_hot_givens
 from ltn_sudoku.logic.inference import decoded
 from ltn_sudoku.logic.model import LtnSudoku
@@ -30,11 +31,11 @@ def model_boards(model: LtnSudoku, puzzles: np.ndarray, steps: int | None = None
     """(m, N) hasValue's decoded boards after refinement (the answering steps unless `steps`)."""
     out = []
     with torch.no_grad():
-        device = next(model.parameters()).device
+        device = device_of(model)
         for start in range(0, len(puzzles), CHUNK):
             values = torch.as_tensor(puzzles[start:start + CHUNK], dtype=torch.long, device=device)
             final = model.refine(one_hot_givens(values, model.n), steps)[-1]
-            out.append(decoded(final).cpu().numpy())
+            out.append(to_numpy(decoded(final)))
     return np.concatenate(out) if out else np.zeros((0, model.n * model.n), dtype=np.int64)
 
 

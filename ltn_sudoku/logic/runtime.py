@@ -11,14 +11,7 @@ import torch
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, open_dict
 
-
-def resolve_device(name: str) -> torch.device:
-    """'auto' picks CUDA when present, else the CPU; 'cuda' without a GPU is an error."""
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name == "cuda" and not torch.cuda.is_available():
-        raise ValueError("device=cuda but no CUDA device is available: use device=auto or device=cpu")
-    return torch.device(name)
+from ltn_sudoku.logic.device import resolve_device
 
 
 def configure_torch(cfg: DictConfig) -> None:

@@ -32,6 +32,7 @@ import torch
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.logic.axioms import CONSTRAINT_AXIOMS, CRISP, board_satisfaction, no_solution, rule_axioms
+from ltn_sudoku.logic.device import device_of, to_list
 from ltn_sudoku.logic.grounding import one_hot_givens
 from ltn_sudoku.logic.inference import is_valid_assignment
 from ltn_sudoku.logic.model import LtnSudoku
@@ -94,10 +95,11 @@ def _children(model: LtnSudoku, facts: torch.Tensor, assignment: torch.Tensor, b
         score = torch.where(open_cells, count - top, torch.full_like(top, float(model.n + 2)))
     cell = int(score.argmin())
     held = (model.grounding.peer[cell] > 0) & (facts > 0)
-    taken = set(facts[held].tolist())
-    order = [int(v) + 1 for v in assignment[cell].argsort(descending=True).tolist() if int(v) + 1 not in taken]
+    taken = set(to_list(facts[held]))
+    order = [v + 1 for v in to_list(assignment[cell].argsort(descending=True)) if v + 1 not in taken]
     kids = facts.repeat(len(order), 1)
-    kids[torch.arange(len(order)), cell] = torch.tensor(order, dtype=facts.dtype)
+    kids[torch.arange(len(order), device=facts.device), cell] = torch.tensor(order, dtype=facts.dtype,
+                                                                            device=facts.device)
     return kids
 
 
@@ -110,7 +112,7 @@ def guided_search(model: LtnSudoku, board: Board, budget: int = 256, steps: int 
         raise ValueError(f"a {board.n}x{board.n} board given to a {model.n}x{model.n} model")
     started = time.process_time()
     model.eval()
-    root = torch.tensor([board.values], dtype=torch.long)
+    root = torch.tensor([board.values], dtype=torch.long, device=device_of(model))
     nodes, branches = 0, 0
     frontier = [root]  # batches of sibling nodes still to refine, depth first (last = next)
     stack: list[tuple[torch.Tensor, torch.Tensor]] = []  # refined, open nodes: (facts, hasValue), best last
@@ -122,13 +124,13 @@ def guided_search(model: LtnSudoku, board: Board, budget: int = 256, steps: int 
             nodes += len(batch)
             facts, assignment, solved, broken = _expand(model, batch, steps,
                                                         2.0 if clamp_threshold is None else clamp_threshold)
-            for i in solved.nonzero().flatten().tolist():
-                found = Board(facts[i].tolist(), board.n)
+            for i in to_list(solved.nonzero().flatten()):
+                found = Board(to_list(facts[i]), board.n)
                 if found.is_valid_solution and all(g in (0, f) for g, f in zip(board.values, found.values)):
                     return SearchResult("solved", found, nodes, branches, time.process_time() - started)
             if cut:
                 return SearchResult("exhausted", None, nodes, branches, time.process_time() - started)
-            alive = (~broken & ~solved).nonzero().flatten().tolist()
+            alive = to_list((~broken & ~solved).nonzero().flatten())
             stack.extend((facts[i], assignment[i]) for i in reversed(alive))  # best child on top
             continue
         if nodes >= budget:

@@ -15,6 +15,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from ltn_sudoku.logic.device import device_of, to_numpy
 from ltn_sudoku.visual.boards import BoardImages, VisualBoards
 from ltn_sudoku.visual.evaluate import crisp_valid
 from ltn_sudoku.visual.grounding import DigitReader
@@ -22,7 +23,7 @@ from ltn_sudoku.visual.grounding import DigitReader
 
 def minibatches(count: int, batch: int, generator: torch.Generator) -> Iterator[torch.Tensor]:
     """Shuffled index batches covering 0..count-1 once (one epoch)."""
-    order = torch.randperm(count, generator=generator)
+    order = torch.randperm(count, generator=generator)  # host: an index, valid for tensors on any device
     yield from order.split(batch)
 
 
@@ -67,8 +68,8 @@ def train_board_cnn(train: BoardImages, epochs: int, batch: int, lr: float, seed
 @torch.no_grad()
 def board_cnn_predict(model: BoardCnn, boards: BoardImages, batch: int = 256) -> np.ndarray:
     """(boards,) the CNN baseline's verdict: valid when its logit is positive."""
-    images = torch.from_numpy(boards.images)
-    return torch.cat([model(images[i:i + batch]) > 0 for i in range(0, len(images), batch)]).numpy()
+    device, images = device_of(model), torch.from_numpy(boards.images)
+    return to_numpy(torch.cat([model(images[i:i + batch].to(device)) > 0 for i in range(0, len(images), batch)]))
 
 
 def train_oracle_reader(train: VisualBoards, epochs: int, batch: int, lr: float, seed: int, channels: int = 8,
@@ -88,17 +89,17 @@ def train_oracle_reader(train: VisualBoards, epochs: int, batch: int, lr: float,
 @torch.no_grad()
 def read_probabilities(reader: DigitReader, boards: BoardImages, batch: int = 256) -> np.ndarray:
     """(boards, n*n, n) each cell's digit probabilities under `reader` (the LTN's hasValue is its `reader`)."""
-    device = next(reader.parameters()).device
-    images = torch.from_numpy(boards.images)
-    return torch.cat([reader(images[i:i + batch].to(device)).cpu() for i in range(0, len(images), batch)]).numpy() \
+    device, images = device_of(reader), torch.from_numpy(boards.images)
+    return to_numpy(torch.cat([reader(images[i:i + batch].to(device)) for i in range(0, len(images), batch)])) \
         if len(images) else np.zeros((0, boards.images.shape[1], reader.n), dtype=np.float32)
 
 
 @torch.no_grad()
 def read_digits(reader: DigitReader, boards: BoardImages, batch: int = 256) -> np.ndarray:
     """(boards, n*n) digits 1..n: each cell's most probable digit under `reader`."""
-    images = torch.from_numpy(boards.images)
-    return torch.cat([reader(images[i:i + batch]).argmax(-1) + 1 for i in range(0, len(images), batch)]).numpy()
+    device, images = device_of(reader), torch.from_numpy(boards.images)
+    return to_numpy(torch.cat([reader(images[i:i + batch].to(device)).argmax(-1) + 1
+                               for i in range(0, len(images), batch)]))
 
 
 def oracle_predict(reader: DigitReader, boards: BoardImages) -> np.ndarray:

@@ -87,4 +87,4 @@ class VisualLtn(nn.Module):
         """(boards, n*n) the reader's own digit names 1..n (no renaming)."""
         return torch.cat([self.has_value(images[i:i + batch]).argmax(-1) + 1
                           for i in range(0, len(images), batch)]) \
-            if len(images) else torch.zeros(0, self.n ** 2, dtype=torch.long)
+            if len(images) else torch.zeros(0, self.n ** 2, dtype=torch.long, device=self.names.device)

@@ -27,6 +27,7 @@ from tqdm import tqdm
 from ltn_sudoku.io import atomic_write_text
 from ltn_sudoku.logic.axioms import class_axioms
 from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
+from ltn_sudoku.logic.device import device_of, resolve_device, to_numpy
 from ltn_sudoku.logic.operators import Operators, build_operators
 from ltn_sudoku.logic.runtime import configure_torch, run_directory
 from ltn_sudoku.schema import VISUAL_MONITORS
@@ -100,7 +101,8 @@ def warped(images: torch.Tensor, pixels: int, degrees: float, scale: float, gene
     if images.dtype == torch.uint8:
         flat = flat / 255.0
     count = len(flat)
-    angle, zoom, dy, dx = (2 * torch.rand((4, count), generator=generator) - 1).to(images.device)
+    draws = torch.rand((4, count), generator=generator)  # host: the seeded CPU generator's draws
+    angle, zoom, dy, dx = (2 * draws - 1).to(images.device)
     angle, zoom = angle * math.radians(degrees), 1 + zoom * scale
     cos, sin = torch.cos(angle) / zoom, torch.sin(angle) / zoom  # the grid maps output to input: inverse zoom
     theta = torch.stack([torch.stack([cos, -sin, dx * 2 * pixels / 28], -1),
@@ -114,7 +116,7 @@ def warped(images: torch.Tensor, pixels: int, degrees: float, scale: float, gene
 def is_correct_truth(model: VisualLtn, ops: Operators, images: torch.Tensor, batch: int = 128) -> torch.Tensor:
     """(boards,) isCorrect's truth on boards of images."""
     return torch.cat([model.is_correct(ops, model.has_value(images[i:i + batch]))
-                      for i in range(0, len(images), batch)]) if len(images) else torch.zeros(0)
+                      for i in range(0, len(images), batch)]) if len(images) else torch.zeros(0, device=images.device)
 
 
 def abduction(model: VisualLtn, train: BoardImages, t: DictConfig, epoch: int) -> torch.Tensor | None:
@@ -159,7 +161,7 @@ def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, 
         abduced = abduction(model, train, t, epoch)
         with_grid = 0.0
         if abduced is not None and bool(valid.any()):
-            with_grid = (abduced[valid.cpu(), 0] != NO_GRID).sum().item() / int(valid.sum())
+            with_grid = float((abduced[to_numpy(valid)][:, 0] != NO_GRID).sum()) / int(valid.sum())
             if writer is not None:
                 writer.add_scalar("abduce/valid_boards_with_grid", with_grid, seen)
         # rotation and scaling wait for abduction to explain half the valid boards when asked (the 9x9 model): with
@@ -170,7 +172,7 @@ def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, 
         for rows in tqdm(batches, desc=f"epoch {epoch + 1}/{t.epochs}", unit="batch", disable=not t.progress):
             batch = warped(images[rows], int(t.get("shift", 0)), degrees, scale, generator)
             loss, parts = objective(model, ops, batch, valid[rows], float(t.rules_weight), bool(t.labels_teach_reader),
-                                    None if abduced is None else abduced[rows].to(device),
+                                    None if abduced is None else abduced[rows].to(device),  # host grids
                                     float(t.get("abduce_weight", 0.0)))
             optimizer.zero_grad()
             loss.backward()
@@ -182,7 +184,7 @@ def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, 
                     writer.add_scalar(f"sat/{name}", value, seen)
         elapsed += time.process_time() - started
         model.eval()
-        predicted = (is_correct_truth(model, ops, val_images) > 0.5).cpu().numpy()
+        predicted = to_numpy(is_correct_truth(model, ops, val_images) > 0.5)
         metrics = {**BoardScores.of(predicted, val_valid).as_dict("val"), "train/epoch": epoch + 1,
                    "train/boards_seen": seen, "train/cpu_seconds": elapsed}
         if monitor == VISUAL_MONITORS[1]:
@@ -204,15 +206,15 @@ def test_metrics(model: VisualLtn, ops: Operators, data: VisualData) -> dict[str
     (learned reader + symbolic reasoning; τ from the validation boards' labels, ltn_sudoku.visual.decode),
     permutation-matched digit accuracy (the test digits are read here, after training, for evaluation only)."""
     n = model.n
-    images = torch.from_numpy(data.test.boards.images).to(next(model.parameters()).device)
-    truth = is_correct_truth(model, ops, images).cpu().numpy()
-    raw = model.read_raw(images).cpu().numpy()
+    images = torch.from_numpy(data.test.boards.images).to(device_of(model))
+    truth = to_numpy(is_correct_truth(model, ops, images))
+    raw = to_numpy(model.read_raw(images))
     out = BoardScores.of(truth > 0.5, data.test.boards.valid).as_dict("test")
     out.update(BoardScores.of(crisp_valid(raw, n), data.test.boards.valid).as_dict("test/read_then_check"))
     out.update(map_decoding_metrics(read_probabilities(model.reader, data.val.boards), data.val.boards.valid,
                                     read_probabilities(model.reader, data.test.boards), data.test.boards.valid))
     out["test/digit_accuracy"] = digit_accuracy(raw, data.test.digits, n)
-    out["test/digit_accuracy_val_names"] = float((model.read(images).cpu().numpy() == data.test.digits).mean())
+    out["test/digit_accuracy_val_names"] = float((to_numpy(model.read(images)) == data.test.digits).mean())
     out["test/boards"] = float(len(data.test))
     return out
 
@@ -220,8 +222,8 @@ def test_metrics(model: VisualLtn, ops: Operators, data: VisualData) -> dict[str
 def name_digits(model: VisualLtn, data: VisualData) -> list[int]:
     """After training, for display only: call each learned digit by the true digit it is most often on the validation
     boards (best one-to-one renaming); sets model.names and returns it. Training never reads this."""
-    images = torch.from_numpy(data.val.boards.images).to(next(model.parameters()).device)
-    raw = model.read_raw(images).cpu().numpy()
+    images = torch.from_numpy(data.val.boards.images).to(device_of(model))
+    raw = to_numpy(model.read_raw(images))
     names = best_permutation(confusion(raw, data.val.digits, model.n))
     model.names.copy_(torch.as_tensor(names, device=model.names.device))
     return [int(x) for x in names]
@@ -238,8 +240,8 @@ def load_visual(path: str, device: str = "cpu") -> tuple[VisualLtn, Operators, d
     model = VisualLtn(VisualConfig.from_cfg(config["model"]))
     model.load_state_dict(payload["state_dict"])
     if "digit_names" in payload["extra"]:
-        model.names.copy_(torch.as_tensor(payload["extra"]["digit_names"]))
-    return model.to(device).eval(), build_operators(config["logic"]), payload
+        model.names.copy_(torch.as_tensor(payload["extra"]["digit_names"]))  # host: copied into the buffer
+    return model.to(resolve_device(device)).eval(), build_operators(config["logic"]), payload
 
 
 def train_visual(cfg: DictConfig, data: VisualData | None = None) -> dict[str, float]:
@@ -292,5 +294,5 @@ def _flat(resolved: Any) -> dict[str, Any]:
 
 def board_predictions(model: VisualLtn, ops: Operators, boards: BoardImages) -> tuple[np.ndarray, np.ndarray]:
     """(isCorrect truth (boards,), read digits (boards, n*n)) of boards of images."""
-    images = torch.from_numpy(boards.images).to(next(model.parameters()).device)
-    return is_correct_truth(model, ops, images).cpu().numpy(), model.read(images).cpu().numpy()
+    images = torch.from_numpy(boards.images).to(device_of(model))
+    return to_numpy(is_correct_truth(model, ops, images)), to_numpy(model.read(images))
