@@ -35,7 +35,6 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hydra import compose, initialize_config_dir  # noqa: E402
 from omegaconf import DictConfig  # noqa: E402
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 
@@ -47,7 +46,8 @@ from ltn_sudoku.logic.model import LtnSudoku, ModelConfig  # noqa: E402
 from ltn_sudoku.logic.operators import build_operators  # noqa: E402
 from ltn_sudoku.logic.predict import LtnAnswers  # noqa: E402
 from ltn_sudoku.logic.runtime import configure_torch  # noqa: E402
-from ltn_sudoku.paths import CHECKPOINTS_DIR, CONF_DIR, DATA_DIR, REPO_ROOT, SHARED_DATA  # noqa: E402
+from ltn_sudoku.paths import CHECKPOINTS_DIR, DATA_DIR, REPO_ROOT, SHARED_DATA  # noqa: E402
+from ltn_sudoku.schema import compose_config  # noqa: E402
 from ltn_sudoku.train import build_optimizer, build_splits  # noqa: E402
 
 MODELS: dict[str, tuple[str, ...]] = {  # name -> Hydra overrides
@@ -71,8 +71,7 @@ def machine(device: torch.device) -> str:
 
 def config(device: str, *overrides: str) -> DictConfig:
     """A run's config, seeded and with its device resolved (cfg.device_resolved), as the trainer sees it."""
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=[f"device={device}", "threads=0", *overrides])
+    cfg = compose_config([f"device={device}", "threads=0", *overrides])
     configure_torch(cfg)
     return cfg
 

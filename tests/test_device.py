@@ -20,7 +20,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
 from ltn_sudoku.board import Board
@@ -28,7 +27,8 @@ from ltn_sudoku.cli import main as cli_main
 from ltn_sudoku.evaluate import evaluate, load_model
 from ltn_sudoku.logic.device import HostTransferError, host_transfer_guard, to_numpy
 from ltn_sudoku.logic.predict import LtnPredictor
-from ltn_sudoku.paths import CONF_DIR, DATA_DIR, REPO_ROOT, SHARED_DATA
+from ltn_sudoku.paths import DATA_DIR, REPO_ROOT, SHARED_DATA
+from ltn_sudoku.schema import compose_config
 from ltn_sudoku.train import train
 from tests.test_train import TINY, TINY_EVAL
 
@@ -45,9 +45,8 @@ ENV = {**os.environ, "PYTHONWARNINGS": "ignore", "OMP_NUM_THREADS": "1"}
 
 def config(run_dir: Path, model: str, device: str, *overrides: str) -> DictConfig:
     tiny = TINY_VISUAL if model.startswith("visual") else TINY
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        return compose("config", overrides=[f"model={model}", f"run_dir={run_dir}", f"device={device}", *tiny,
-                                            *overrides])
+    return compose_config([f"model={model}", f"run_dir={run_dir}", f"device={device}", *tiny,
+                           *overrides])
 
 
 @pytest.fixture
@@ -244,8 +243,7 @@ def test_classify_board_reads_a_visual_board_on_the_device(tmp_path: Path, devic
     from ltn_sudoku.visual.data import build_data
 
     train(config(tmp_path / "run", "visual_4x4", device))
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=["model=visual_4x4", *TINY_VISUAL])
+    cfg = compose_config(["model=visual_4x4", *TINY_VISUAL])
     images = build_data(4, cfg.data, 0).test.boards.images[0]
     np.savez(tmp_path / "cells.npz", images=images)
     assert cli_main(["classify", str(tmp_path / "cells.npz"), "--visual-checkpoint", str(tmp_path / "run" / "best.pt"),
