@@ -14,12 +14,12 @@ import time
 
 import torch
 
-from ltn_sudoku import data
+from ltn_sudoku.logic import data
 from ltn_sudoku.logic.labels import resolve_techniques
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.objective import objective
 from ltn_sudoku.logic.operators import Operators, build_operators
-from ltn_sudoku.schema import compose_config
+from ltn_sudoku.logic.schema import compose_config
 
 
 def boards_for(size: int, count: int, techniques: list) -> data.BoardSet:

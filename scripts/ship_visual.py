@@ -10,7 +10,7 @@ scored its held-out test boards (MNIST t10k images) when it finished.
     python scripts/ship_visual.py --rescore checkpoints/visual_4x4.pt    # recompute a shipped model's test figures
 
 --rescore rebuilds the checkpoint's validation and test boards from its config (deterministic), recomputes every
-test figure (ltn_sudoku.visual.train.test_metrics: the old ones reproduce, new ones such as MAP decoding are added)
+test figure (ltn_sudoku.logic.visual.train.test_metrics: the old ones reproduce, new ones such as MAP decoding are added)
 and the calibrated τ (`map_tau`, read by classify-board), and updates the metrics file beside it (and the
 checkpoint's own `map_tau`, where it has one).
 """
@@ -23,9 +23,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from ltn_sudoku.experiments import experiment_record
 from ltn_sudoku.io import atomic_write_text
 from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
+from ltn_sudoku.logic.experiments import experiment_record
 from ltn_sudoku.paths import CHECKPOINTS_DIR
 
 
@@ -64,11 +64,12 @@ def rescore(checkpoint: Path) -> int:
     """Recompute a shipped checkpoint's test figures on the boards its config names; update its metrics file."""
     import torch
 
-    from ltn_sudoku.visual.data import build_data
-    from ltn_sudoku.visual.train import load_visual, test_metrics
+    from ltn_sudoku.logic.visual.data import build_data
+    from ltn_sudoku.logic.checkpoint import load_model
+    from ltn_sudoku.logic.visual.train import test_metrics
 
     torch.set_num_threads(1)
-    model, ops, payload = load_visual(str(checkpoint))
+    model, ops, payload = load_model(checkpoint, kind="visual")
     config = payload["config"]
     data = build_data(model.n, config["data"], int(config["seed"]))
     metrics = test_metrics(model, ops, data)

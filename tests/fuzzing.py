@@ -265,9 +265,9 @@ def command(case: tuple[str, list[str], str, list[Board] | None, bool]) -> None:
 # ---- checkpoints ------------------------------------------------------------------------------------------------
 @cache
 def shipped_bytes() -> bytes:
-    from ltn_sudoku.evaluate import default_checkpoint
+    from ltn_sudoku.logic.checkpoint import shipped_checkpoint
 
-    return default_checkpoint(4).read_bytes()
+    return shipped_checkpoint(4).read_bytes()
 
 
 @st.composite
@@ -340,10 +340,10 @@ def hydra_overrides(case: tuple[str, list[str]]) -> None:
     the model and logic built from what passed: a one-line error with exit status 2, or a model."""
     from omegaconf.errors import OmegaConfBaseException
 
-    from ltn_sudoku.config_check import check_command_line
+    from ltn_sudoku.logic.config_check import check_command_line
     from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
     from ltn_sudoku.logic.operators import build_operators
-    from ltn_sudoku.schema import compose_config
+    from ltn_sudoku.logic.schema import compose_config
 
     COUNTS["hydra overrides"] += 1
     entry, overrides = case

@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 import torch
 
-from ltn_sudoku import data
 from ltn_sudoku.board import Board
-from ltn_sudoku.evaluate import default_checkpoint, load_model
+from ltn_sudoku.logic import data
 from ltn_sudoku.logic import assess
+from ltn_sudoku.logic.checkpoint import load_model, shipped_checkpoint
 from ltn_sudoku.logic.grounding import one_hot_givens
 from ltn_sudoku.logic.inference import decoded, is_valid_assignment
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
-from ltn_sudoku.schema import compose_config
+from ltn_sudoku.logic.schema import compose_config
 
 BOARDS = 1000
 
@@ -78,7 +78,7 @@ def test_the_crisp_kb_agrees_with_the_board_rules(n: int) -> None:
 
 def test_board_accuracy_is_the_symbolic_verdict_and_reads_no_solution() -> None:
     """The shipped 4x4 model, stopped after 1, 2 or its full number of refinement steps: solved and unsolved boards."""
-    model = load_model(default_checkpoint(4), 4)[0]
+    model = load_model(shipped_checkpoint(4), 4)[0]
     puzzles = data.generated(4, "open_solvable", 40, seed=4)
     wrong = replace(puzzles, solutions=puzzles.solutions.flip(0))
     verdicts = []

@@ -24,12 +24,13 @@ from omegaconf import DictConfig
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.cli import main as cli_main
-from ltn_sudoku.evaluate import evaluate, load_model
+from ltn_sudoku.logic.checkpoint import load_model
 from ltn_sudoku.logic.device import HostTransferError, host_transfer_guard, to_numpy
+from ltn_sudoku.logic.evaluate import evaluate
 from ltn_sudoku.logic.predict import LtnPredictor
+from ltn_sudoku.logic.schema import compose_config
+from ltn_sudoku.logic.train import train
 from ltn_sudoku.paths import DATA_DIR, REPO_ROOT, SHARED_DATA
-from ltn_sudoku.schema import compose_config
-from ltn_sudoku.train import train
 from tests.test_train import TINY, TINY_EVAL
 
 LEARNED = [REPO_ROOT / "ltn_sudoku" / p for p in ("logic", "visual", "train.py", "evaluate.py", "data.py",
@@ -240,7 +241,7 @@ def test_solve_ltn_on_the_device(device: str, guarded: None, capsys: pytest.Capt
 
 def test_classify_board_reads_a_visual_board_on_the_device(tmp_path: Path, device: str, guarded: None,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
-    from ltn_sudoku.visual.data import build_data
+    from ltn_sudoku.logic.visual.data import build_data
 
     train(config(tmp_path / "run", "visual_4x4", device))
     cfg = compose_config(["model=visual_4x4", *TINY_VISUAL])

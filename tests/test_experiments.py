@@ -14,16 +14,18 @@ import pytest
 import torch
 from omegaconf import DictConfig, OmegaConf
 
-from ltn_sudoku.experiments import experiment_names, stage_configs, train_experiment
+from ltn_sudoku.logic.experiments import experiment_names, stage_configs, train_experiment
+from ltn_sudoku.logic.retired import IGNORED, RETIRED
+from ltn_sudoku.logic.schema import compose_config
 from ltn_sudoku.paths import CHECKPOINTS_DIR, REPO_ROOT
-from ltn_sudoku.schema import compose_config
 
 # what a recorded config holds that is not the recipe: where and on what the run happened, and how it started
 NOT_RECIPE = ("run_dir", "checkpoint", "device", "device_resolved", "threads", "evaluate.", "experiment", "hydra.",
               "train.progress", "train.resume", "train.init_from")
 # knobs retired from the schema, at the value they had in every shipped checkpoint (their code path was off)
-RETIRED: dict[str, Any] = {"model.digit_dim": 0, "model.cell_dim": 0, "model.clamp_every": 0,
-                           "model.clamp_threshold": 0.99, "logic.schedule": None, "logic.labelled_forall": "log_product"}
+RETIRED_KEYS: dict[str, Any] = {f"{group}.{key}": value for group, keys in RETIRED.items()
+                                 for key, value in keys.items()}
+IGNORED_KEYS: tuple[str, ...] = tuple(f"{group}.{key}" for group, keys in IGNORED.items() for key in keys)
 # keys added after a checkpoint was trained, at the value the code used while they were absent
 ADDED_LATER: dict[str, Any] = {
     "model.hasvalue": "evidence", "model.solution_inputs": "symbolic", "model.message_dim": 16,
@@ -37,7 +39,7 @@ def flat(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     for key, value in tree.items():
         if isinstance(value, dict) and value:
             out.update(flat(value, f"{prefix}{key}."))
-        elif not f"{prefix}{key}".startswith(NOT_RECIPE):
+        elif not f"{prefix}{key}".startswith(NOT_RECIPE) and f"{prefix}{key}" not in IGNORED_KEYS:
             out[f"{prefix}{key}"] = value
     return out
 
@@ -48,8 +50,8 @@ def recipe_differences(composed: DictConfig, recorded: dict[str, Any]) -> dict[s
     theirs = flat(recorded)
     differences = {}
     for key in sorted(set(ours) | set(theirs)):
-        if key not in ours and key in RETIRED:
-            expected, actual = RETIRED[key], theirs[key]
+        if key not in ours and key in RETIRED_KEYS:
+            expected, actual = RETIRED_KEYS[key], theirs[key]
         elif key not in theirs and key in ADDED_LATER:
             expected, actual = ours[key], ADDED_LATER[key]
         else:

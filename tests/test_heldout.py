@@ -10,13 +10,13 @@ from pathlib import Path
 import torch
 from omegaconf import DictConfig, OmegaConf
 
-from ltn_sudoku import data
 from ltn_sudoku.board import Board
-from ltn_sudoku.evaluate import _without, evaluate, training_boards
+from ltn_sudoku.logic import data
 from ltn_sudoku.logic.checkpoint import save_checkpoint
+from ltn_sudoku.logic.data import build_splits
+from ltn_sudoku.logic.evaluate import _without, evaluate, training_boards
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
-from ltn_sudoku.schema import compose_config
-from ltn_sudoku.train import build_splits
+from ltn_sudoku.logic.schema import compose_config
 
 TINY = ["model=4x4", "model.hidden=8", "model.steps=2", "model.eval_steps=2", "model.solution_hidden=4",
         "model.heuristic_hidden=4", "model.techniques=[Naked Single,Hidden Single]", "data.train.solvable=12",

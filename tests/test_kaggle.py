@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 import torch
 
-from ltn_sudoku import data
 from ltn_sudoku.board import Board
 from ltn_sudoku.io import FormatError, iter_records, read_records, write_boards
 from ltn_sudoku.kaggle import KaggleReader, kaggle_files, read_kaggle, set_name_of
+from ltn_sudoku.logic import data
 from ltn_sudoku.paths import DATA_DIR, shared_file
 from ltn_sudoku.split import SPLITS, canonical, split_of, splits_of
 

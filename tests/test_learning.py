@@ -12,15 +12,15 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ltn_sudoku import data
-from ltn_sudoku.evaluate import load_model
+from ltn_sudoku.logic import data
 from ltn_sudoku.logic import assess
+from ltn_sudoku.logic.checkpoint import load_model
 from ltn_sudoku.logic.labels import resolve_techniques
 from ltn_sudoku.logic.metrics import accuracy, precision_recall_f1
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.operators import build_operators
-from ltn_sudoku.schema import compose_config
-from ltn_sudoku.train import train
+from ltn_sudoku.logic.schema import compose_config
+from ltn_sudoku.logic.train import train
 
 SEED = 4242
 RUN = ["model=4x4", "data.train.solvable=1200", "data.train.impossible=400", "data.val.solvable=100",

@@ -16,21 +16,20 @@ import torch
 from omegaconf import DictConfig
 from torch import nn
 
-from ltn_sudoku import data
 from ltn_sudoku.candidates import CandidateGrid, Contradiction
 from ltn_sudoku.exact import count_solutions_batch
+from ltn_sudoku.logic import data
 from ltn_sudoku.logic.axioms import class_axioms, definition_axioms, supervised_axiom, technique_axioms
 from ltn_sudoku.logic.grounding import Grounding, one_hot_givens
 from ltn_sudoku.logic.labels import resolve_techniques
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.objective import objective
 from ltn_sudoku.logic.operators import Operators, build_operators
-from ltn_sudoku.schema import compose_config
+from ltn_sudoku.logic.schema import compose_config
 
 TECHNIQUES = ["Naked Single", "Hidden Single", "Naked Pair", "Locked Candidates Type 1 (Pointing)"]
 LUKASIEWICZ = build_operators({"family": "lukasiewicz", "p_forall": 1, "p_exists": 1})
-LUKASIEWICZ_PLAIN = build_operators({"family": "lukasiewicz", "p_forall": 1, "p_exists": 1,
-                                     "labelled_forall": "family"})
+LUKASIEWICZ_PLAIN = replace(LUKASIEWICZ, labelled_op=None)  # the family's own ∀ for the labelled facts too
 
 
 def tiny_config(*overrides: str) -> DictConfig:

@@ -11,10 +11,10 @@ import pytest
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.cli import build_parser, run_command
+from ltn_sudoku.logic.schema import compose_config
+from ltn_sudoku.logic.visual.data import build_data
+from ltn_sudoku.logic.visual.train import train_visual
 from ltn_sudoku.paths import SHARED_DATA
-from ltn_sudoku.schema import compose_config
-from ltn_sudoku.visual.data import build_data
-from ltn_sudoku.visual.train import train_visual
 
 
 def classify(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -90,8 +90,8 @@ def test_symbolic_checkpoint_is_refused(tmp_path: Path, capsys: pytest.CaptureFi
 def test_shipped_visual_4x4_reads_held_out_boards(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """checkpoints/visual_4x4.pt on fresh t10k boards: the digits it reads are the true ones (checkpoints/
     visual_4x4.metrics.json publishes 98.7 % of cells; 90 % is asked here of 96 cells)."""
-    from ltn_sudoku.visual.boards import make_boards
-    from ltn_sudoku.visual.mnist import image_pools
+    from ltn_sudoku.logic.visual.boards import make_boards
+    from ltn_sudoku.logic.visual.mnist import image_pools
 
     boards = make_boards(4, 6, 4242, image_pools(SHARED_DATA / "mnist", 4)["test"], "test")
     right = 0

@@ -13,15 +13,15 @@ import pytest
 import torch
 from omegaconf import DictConfig
 
-from ltn_sudoku.config_check import check_command_line, check_config
-from ltn_sudoku.logic.checkpoint import load_checkpoint
+from ltn_sudoku.logic.checkpoint import load_checkpoint, load_model
+from ltn_sudoku.logic.config_check import check_command_line, check_config
+from ltn_sudoku.logic.schema import compose_config
+from ltn_sudoku.logic.train import train
+from ltn_sudoku.logic.visual.boards import VisualBoards
+from ltn_sudoku.logic.visual.data import VisualData, build_data
+from ltn_sudoku.logic.visual.decode import CLIP
+from ltn_sudoku.logic.visual.train import shifted, train_visual, warped
 from ltn_sudoku.paths import REPO_ROOT, SHARED_DATA
-from ltn_sudoku.schema import compose_config
-from ltn_sudoku.train import train
-from ltn_sudoku.visual.boards import VisualBoards
-from ltn_sudoku.visual.data import VisualData, build_data
-from ltn_sudoku.visual.decode import CLIP
-from ltn_sudoku.visual.train import load_visual, shifted, train_visual, warped
 
 TINY = ["data.train_boards=8", "data.val_boards=8", "data.test_boards=8", "train.epochs=2", "train.progress=false",
         f"data.mnist_path={SHARED_DATA / 'mnist'}"]
@@ -41,7 +41,7 @@ def test_train_entry_point_trains_a_visual_model(tmp_path: Path) -> None:
     assert payload["config"]["model"]["kind"] == "visual" and "epoch" in payload["extra"]
     assert sorted(payload["extra"]["digit_names"]) == [0, 1, 2, 3]
     assert any((tmp_path / "tb").iterdir())
-    model, _, _ = load_visual(str(tmp_path / "best.pt"))
+    model, _, _ = load_model(tmp_path / "best.pt", kind="visual")
     assert model.read(torch.zeros(1, 16, 28, 28, dtype=torch.uint8)).shape == (1, 16)
 
 
@@ -129,7 +129,7 @@ def test_warped_keeps_each_digit_a_digit() -> None:
 def test_rotation_waits_for_abduction_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gated: bool,
                                                  degrees: float) -> None:
     """With train.warp_once_explained and no board explained (abduction off here) training sees shifts only."""
-    import ltn_sudoku.visual.train as visual_train
+    import ltn_sudoku.logic.visual.train as visual_train
 
     seen: list[float] = []
 

@@ -17,9 +17,9 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from ltn_sudoku.config_check import ConfigError, config_problem
+from ltn_sudoku.logic.config_check import ConfigError, config_problem
+from ltn_sudoku.logic.schema import compose_config
 from ltn_sudoku.paths import CONF_DIR
-from ltn_sudoku.schema import compose_config
 
 LOG = logging.getLogger(__name__)
 EXPERIMENT_DIR = CONF_DIR / "experiment"

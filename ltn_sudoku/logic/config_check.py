@@ -1,6 +1,6 @@
 """Up-front checks of the Hydra config of `python -m ltn_sudoku.train` and `python -m ltn_sudoku.evaluate`.
 
-Types, required keys and each key's range belong to the schema (ltn_sudoku/schema.py): OmegaConf checks the types
+Types, required keys and each key's range belong to the schema (ltn_sudoku/logic/schema.py): OmegaConf checks the types
 while Hydra composes, `rule_violations` the ranges. What is written here by hand are only the rules *between* keys
 (techniques that exist on the board size, what the built model and operators accept, a visual model's entry point and
 its MNIST files) and the command-line side: the overrides are composed and checked before Hydra starts, so a bad value
@@ -21,9 +21,9 @@ from omegaconf.errors import OmegaConfBaseException
 from ltn_sudoku.logic.labels import resolve_techniques
 from ltn_sudoku.logic.model import ModelConfig
 from ltn_sudoku.logic.operators import build_operators
+from ltn_sudoku.logic.schema import compose_config, rule_violations
+from ltn_sudoku.logic.visual.mnist import FILES
 from ltn_sudoku.paths import CONF_DIR
-from ltn_sudoku.schema import compose_config, rule_violations
-from ltn_sudoku.visual.mnist import FILES
 
 EXIT_USAGE = 2
 ENTRIES: tuple[str, ...] = ("train", "evaluate")

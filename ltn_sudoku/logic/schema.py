@@ -7,7 +7,7 @@ a dataclass field's default is only ever the *off* value of an optional switch, 
 
 A field's `rule` (its metadata) is the range or set of values it accepts; `check_rules` applies them and says which
 key is wrong in one line. Rules between fields (techniques that exist for the board size, a visual model on 4x4 or
-9x9 boards, ...) are in ltn_sudoku/config_check.py.
+9x9 boards, ...) are in ltn_sudoku/logic/config_check.py.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from omegaconf import MISSING, DictConfig, OmegaConf
 from ltn_sudoku.logic.hasvalue import HAS_VALUE_KINDS
 from ltn_sudoku.logic.model import SOLUTION_INPUTS
 from ltn_sudoku.logic.operators import FAMILIES
+from ltn_sudoku.logic.visual.model import VISUAL_AXIOMS
 from ltn_sudoku.paths import CONF_DIR
-from ltn_sudoku.visual.model import VISUAL_AXIOMS
 
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
 LR_SCHEDULES: tuple[str, ...] = ("constant", "cosine")
@@ -165,7 +165,7 @@ class LtnModelConfig:
 
 @dataclass
 class VisualModelConfig:
-    """A visual model (ltn_sudoku/visual/model.py): a CNN reader of MNIST cells and isCorrect on its reading."""
+    """A visual model (ltn_sudoku/logic/visual/model.py): a CNN reader of MNIST cells and isCorrect on its reading."""
 
     name: str = MISSING
     kind: str = one_of(("visual",), "visual")
