@@ -126,3 +126,20 @@ def test_a_chain_the_command_line_breaks_is_refused_before_any_work(tmp_path: Pa
                            f"run_dir={tmp_path / 'run'}"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 2 and done.stderr == "error: model.steps=0: expected an integer >= 1\n"
     assert not (tmp_path / "run").exists()
+
+
+def test_the_entry_point_trains_a_chain_stage_by_stage(tmp_path: Path) -> None:
+    """`python -m ltn_sudoku.train +experiment=9x9_mp`, shrunk by overrides that reach every stage: B, then D from B's
+    best.pt, then E from D's; the shipped stage's checkpoint records the chain as its lineage."""
+    tiny = ["data.kaggle_path=null", "model.hidden=8", "model.message_dim=4", "model.steps=2", "model.eval_steps=2",
+            "model.kb_every=1", "model.detach_every=0", "model.solution_hidden=4", "model.heuristic_hidden=4",
+            "model.techniques=[Naked Single,Hidden Single]", "data.train.solvable=8", "data.train.impossible=4",
+            "data.val.solvable=4", "data.val.impossible=4", "data.val.closed_valid=2", "data.val.closed_invalid=2",
+            "train.epochs=1", "train.progress=false"]
+    done = subprocess.run([sys.executable, "-m", "ltn_sudoku.train", "+experiment=9x9_mp", *tiny,
+                           f"run_dir={tmp_path}"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    payload = torch.load(tmp_path / "best.pt", map_location="cpu", weights_only=True)
+    assert payload["config"]["experiment"]["name"] == "9x9_mp" and payload["config"]["seed"] == 1
+    assert payload["config"]["train"]["init_from"] == str(tmp_path / "stages" / "9x9_mp_d" / "best.pt")
+    assert [config["experiment"]["name"] for config in payload["extra"]["lineage"]] == ["9x9_mp_d", "9x9_mp_b"]

@@ -31,6 +31,7 @@ from ltn_sudoku.logic.objective import objective
 from ltn_sudoku.logic.operators import Operators, build_operators
 from ltn_sudoku.logic.runtime import configure_torch, run_directory
 from ltn_sudoku.logic.schema import LR_SCHEDULES, MONITORS
+from ltn_sudoku.logic.visual.train import train_visual
 
 LOG = logging.getLogger(__name__)
 
@@ -110,8 +111,6 @@ def lr_scheduler(optimizer: torch.optim.Optimizer, cfg: DictConfig, batches_per_
 def train(cfg: DictConfig) -> dict[str, float]:
     """Train one model as configured; returns (and writes to metrics.json) the final metrics."""
     if OmegaConf.select(cfg, "model.kind") == "visual":  # boards of handwritten digits: ltn_sudoku/logic/visual/train.py
-        from ltn_sudoku.logic.visual.train import train_visual
-
         return train_visual(cfg)
     configure_torch(cfg)
     process = distributed.current()  # several under torchrun or a multi-task SLURM job; rank 0 alone writes
