@@ -264,3 +264,20 @@ def test_each_technique_reads_the_instances_of_its_pattern() -> None:
         ("cell",), ("intersection",), ("cell_pair",), INSTANCE_TYPES]
     truths = net(one_hot_givens(encode_boards(_mixed_boards(4)[:5], 4), 4))
     assert truths.shape == (5, 4) and bool(((truths > 0) & (truths < 1)).all())
+
+
+def test_a_grounding_is_one_registry_entry_that_describes_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    """build_has_value and describe_inputs read GROUNDINGS only: a new kind needs its class and one entry."""
+    from ltn_sudoku.logic import hasvalue
+    from ltn_sudoku.logic.hasvalue.evidence import EvidenceHasValue
+    from ltn_sudoku.logic.model import describe_inputs
+
+    class Echo(EvidenceHasValue):
+        DESCRIPTION = "the evidence grounding under another name"
+
+    monkeypatch.setitem(hasvalue.GROUNDINGS, "echo", Echo)
+    config = ModelConfig(size=4, has_value=HasValueConfig(kind="echo", hidden=8, steps=2), eval_steps=2, kb_every=1,
+                         solution_hidden=4, heuristic_hidden=4, techniques=())
+    assert isinstance(build_has_value(Grounding(4), config.has_value), Echo)
+    assert describe_inputs(config)["hasValue"] == Echo.DESCRIPTION
+    assert all(cls.DESCRIPTION for cls in hasvalue.GROUNDINGS.values())
