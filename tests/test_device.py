@@ -218,6 +218,35 @@ def test_a_checkpoint_gives_the_same_answers_on_the_cpu_and_the_device(device: s
             assert abs(m["dead_end"]["probability"] - k["dead_end"]["probability"]) < 1e-4
 
 
+def test_models_answer_where_they_are_whatever_ltntorchs_global_device(monkeypatch: pytest.MonkeyPatch,
+                                                                       run_4x4: Path, tmp_path: Path) -> None:
+    """LTNtorch puts every variable on its process-wide `ltn.device` (CUDA whenever a GPU is present): a CPU model on
+    a GPU machine (classify-board's default) crashed on the GPU check. Here `ltn.device` is another device (meta) while
+    the model answers and trains on the CPU."""
+    import ltn
+
+    monkeypatch.setattr(ltn, "device", torch.device("meta"))
+    answers = LtnPredictor.load(run_4x4 / "best.pt", 4, "cpu").answer_batch([Board.from_string(SEED_4)],
+                                                                           search_budget=4)
+    assert answers[0]["hasSolution"] is not None
+    cfg = config(tmp_path, "4x4", "cpu", "train.epochs=1")
+    from ltn_sudoku import train as trainer
+
+    monkeypatch.setattr(trainer, "configure_torch", _configure_keeping_ltn_device(trainer.configure_torch))
+    assert np.isfinite(train(cfg)["val/loss"])
+
+
+def _configure_keeping_ltn_device(configure):  # noqa: ANN001, ANN202 - a test double of runtime.configure_torch
+    import ltn
+
+    def wrapped(cfg: DictConfig) -> None:
+        kept = ltn.device
+        configure(cfg)
+        ltn.device = kept  # the trainer's own setting undone: the model must not need it
+
+    return wrapped
+
+
 def test_shipped_checkpoints_load_on_the_device(device: str, guarded: None) -> None:
     model, _, _ = load_model(REPO_ROOT / "checkpoints" / "9x9.pt", 9, device)
     assert next(model.parameters()).device.type == device

@@ -69,7 +69,7 @@ def satisfaction(ops: Operators, per_board: dict[str, LTNObject]) -> dict[str, t
 
 
 def _forall_boards(ops: Operators, truth: LTNObject) -> torch.Tensor:
-    b = ltn.Variable("b", torch.arange(truth.value.shape[0], device=truth.value.device))
+    b = index_variable("b", torch.arange(truth.value.shape[0], device=truth.value.device))
     return ops.forall([b], LTNObject(truth.value.float(), list(truth.free_vars))).value
 
 
