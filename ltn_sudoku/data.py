@@ -23,8 +23,8 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.engine import Engine
 from ltn_sudoku.generate import CLASSES, LabelledBoard, generate
 from ltn_sudoku.io import FormatError
-from ltn_sudoku.kaggle import KaggleReader
-from ltn_sudoku.split import DEFAULT_FRACTIONS, SPLITS, splits_of
+from ltn_sudoku.io.kaggle import KaggleReader
+from ltn_sudoku.io.split import DEFAULT_FRACTIONS, SPLITS, splits_of
 from ltn_sudoku.techniques.base import Technique
 
 CLASS_INDEX: dict[str, int] = {label: i for i, label in enumerate(CLASSES)}

@@ -46,14 +46,14 @@ if str(REPO_ROOT) not in sys.path:  # the shared test helpers are the oracle's p
     sys.path.insert(0, str(REPO_ROOT))
 
 from ltn_sudoku.board import Board  # noqa: E402
-from ltn_sudoku.candidates import CandidateGrid  # noqa: E402
+from ltn_sudoku.candidates import CandidateGrid, Step  # noqa: E402
 from ltn_sudoku.cnf import solve_cnf  # noqa: E402
 from ltn_sudoku.engine import LEVELS, SEARCH_TECHNIQUE, Engine, SolveResult  # noqa: E402
 from ltn_sudoku.exact import solve  # noqa: E402
 from ltn_sudoku.generate import generate  # noqa: E402
 from ltn_sudoku.memory import MemoryTracker  # noqa: E402
 from ltn_sudoku.paths import shared_file  # noqa: E402
-from ltn_sudoku.techniques.base import Step, Technique  # noqa: E402
+from ltn_sudoku.techniques.base import Technique  # noqa: E402
 from ltn_sudoku.techniques.registry import all_techniques  # noqa: E402
 from ltn_sudoku.techniques.reglib import RegCase, answering_techniques, case_finder, load_cases  # noqa: E402
 from tests.techniques_helpers import assert_sound, run_pure, shared_puzzles  # noqa: E402

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.candidates import CandidateGrid
+from ltn_sudoku.candidates import CandidateGrid, Step
 from ltn_sudoku.exact import count_solutions, solve
-from ltn_sudoku.io import read_boards
+from ltn_sudoku.io import parse_board_text, read_boards
 from ltn_sudoku.paths import shared_file
 from ltn_sudoku.techniques import singles
-from ltn_sudoku.techniques.base import Finder, Step
+from ltn_sudoku.techniques.base import Finder
 
 SINGLES: list[Finder] = [t.finder for t in singles.TECHNIQUES]  # the finders every solving walk starts from
 
@@ -206,7 +206,7 @@ def hodoku_exemplars(tag: str) -> list[Exemplar]:
         match = re.fullmatch(r"\s*(\w+)\s+([a-z0-9]+)\((\d+)\)\s+(\w+)\s*", tags)
         if puzzle.strip() and match and match.group(2) == tag:
             before, _, amount, after = match.groups()
-            found.append(Exemplar(Board.from_string(puzzle.strip()), before, tag, int(amount), after))
+            found.append(Exemplar(parse_board_text(puzzle.strip()), before, tag, int(amount), after))
     return found
 
 

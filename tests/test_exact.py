@@ -15,7 +15,7 @@ from ltn_sudoku.exact import (
     solve,
     solve_batch,
 )
-from ltn_sudoku.io import read_boards
+from ltn_sudoku.io import parse_board_text, read_boards
 from ltn_sudoku.paths import shared_file
 
 SEED_9 = "2.14.....4...7358..5....6....9.2.8.1.23.1..5...8354..97..28.....15..93.6.6....74."
@@ -53,7 +53,7 @@ def random_puzzles(n: int, count: int, seed: int, holes: tuple[float, float] = (
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(("text", "answer"), [(SEED_9, SEED_9_SOLUTION), (SEED_4, SEED_4_SOLUTION)])
 def test_seed_puzzles_have_their_one_solution(backend: str, text: str, answer: str) -> None:
-    board = Board.from_string(text)
+    board = parse_board_text(text)
     assert count_solutions(board, 2, backend) == 1
     assert count_solutions(board, 5, backend) == 1
     solved = solve(board, backend)
@@ -74,7 +74,7 @@ def test_empty_board_counts_up_to_the_limit(backend: str) -> None:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_full_boards(backend: str) -> None:
-    valid = Board.from_string(SEED_9_SOLUTION)
+    valid = parse_board_text(SEED_9_SOLUTION)
     assert count_solutions(valid, 2, backend) == 1 and solve(valid, backend) == valid
     swapped = list(valid.values)
     swapped[0], swapped[1] = swapped[1], swapped[0]  # still full, now with repeats in two columns and boxes
@@ -173,7 +173,7 @@ def test_generalized_puzzles_have_one_solution(rank: int) -> None:
 # ---- batch API -------------------------------------------------------------------------------------------------------
 def test_batch_shapes_and_types() -> None:
     clash = Board.empty(9).with_values([(0, 1), (1, 1)])
-    puzzles = np.array([Board.from_string(SEED_9).values, [0] * 81, clash.values], dtype=np.int8)
+    puzzles = np.array([parse_board_text(SEED_9).values, [0] * 81, clash.values], dtype=np.int8)
     counts, firsts = solve_batch(puzzles)
     assert counts.dtype == np.int64 and counts.tolist() == [1, 2, 0]
     assert firsts.shape == (3, 81) and np.issubdtype(firsts.dtype, np.integer)
@@ -265,7 +265,7 @@ def test_tdoku_input_is_the_line_format_with_a_nul() -> None:
     """bench_exact.py --tdoku hands tdoku 81 chars ('.' or '1'..'9') and a NUL, its standard (not pencilmark) input."""
     from ltn_sudoku.exact._bench import Tdoku
 
-    boards = [Board.from_string(SEED_9), Board.empty(9)]
+    boards = [parse_board_text(SEED_9), Board.empty(9)]
     text = Tdoku.text(np.array([b.values for b in boards], np.int32))
     assert text.shape == (2, 82) and not text[:, 81].any()
     assert [bytes(row[:81]).decode("ascii") for row in text] == [b.to_line() for b in boards]

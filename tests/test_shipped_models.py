@@ -20,6 +20,7 @@ import torch
 
 from ltn_sudoku import data
 from ltn_sudoku.evaluate import DEFAULT_GIVENS_BINS, default_checkpoint, load_model
+from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.logic import assess
 from ltn_sudoku.logic.labels import resolve_techniques
 from ltn_sudoku.logic.metrics import accuracy
@@ -102,7 +103,7 @@ def test_the_shipped_message_passing_model_answers_through_classify_board(
     checkpoint = CHECKPOINTS_DIR / "9x9_message_passing.pt"
     assert classify_board_main([str(path), "--checkpoint", str(checkpoint), "--json"]) in (0, None)
     answer = json.loads(capsys.readouterr().out)["ltn"]
-    board = Board.from_string(puzzle)
+    board = parse_board_text(puzzle)
     assert count_solutions(board, 2) == 1
     assert answer["checkpoint"].endswith("9x9_message_passing.pt") and answer["hasSolution"]["decision"] is True
     assert answer["solution"]["board"] == solve(board).to_line()

@@ -13,12 +13,11 @@ from functools import partial
 import pytest
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.candidates import CandidateGrid
+from ltn_sudoku.candidates import CandidateGrid, Step
 from ltn_sudoku.exact import solve
 from ltn_sudoku.io import read_boards
 from ltn_sudoku.paths import shared_file
 from ltn_sudoku.techniques import chains
-from ltn_sudoku.techniques.base import Step
 from ltn_sudoku.techniques.reglib import RegCase, case_finder, load_cases
 from tests.techniques_helpers import (
     SINGLES,

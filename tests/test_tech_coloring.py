@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.candidates import CandidateGrid
-from ltn_sudoku.techniques.base import Step
+from ltn_sudoku.candidates import CandidateGrid, Step
 from ltn_sudoku.techniques.coloring import (
     TECHNIQUES,
     color_clusters,

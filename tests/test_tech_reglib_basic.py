@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import pytest
 
+from ltn_sudoku.candidates import Step
 from ltn_sudoku.techniques import fish, intersections, single_digit, singles, subsets
-from ltn_sudoku.techniques.base import Finder, Step, Technique
+from ltn_sudoku.techniques.base import Finder, Technique
 from ltn_sudoku.techniques.registry import priority
 from ltn_sudoku.techniques.reglib import SIAMESE_PARTS, RegCase, answering_techniques, case_finder, load_cases
 from tests.techniques_helpers import hodoku_exemplars, ssts_finders, walk_sound

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 
 from ltn_sudoku.board import Board
+from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.paths import DATA_DIR
 
 SEED_9 = "2.14.....4...7358..5....6....9.2.8.1.23.1..5...8354..97..28.....15..93.6.6....74."
@@ -27,7 +28,7 @@ def warm_up() -> float:
     kernel.warm_up()  # band and general solvers (batch), count_solutions_nb, the single-board 9x9 path
     answer(Board.empty(16), 2)  # the portfolio's capped kernel
     answer(Board.empty(16), 2, max_dead_ends=1)  # its root candidates for CaDiCaL (a no-op without python-sat)
-    boards = [Board.from_string(SEED_9)]
+    boards = [parse_board_text(SEED_9)]
     for path in sorted((DATA_DIR / "examples").glob("*.csv")):  # every shipped size; absent outside a clone
         boards.extend(record.board for record in read_records(path))
     for board in boards:

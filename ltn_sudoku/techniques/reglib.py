@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.candidates import CandidateGrid
+from ltn_sudoku.candidates import Assignment, CandidateGrid, Step
 from ltn_sudoku.paths import SHARED_DATA
-from ltn_sudoku.techniques.base import Assignment, Finder, Step, Technique
+from ltn_sudoku.techniques.base import Finder, Technique
 
 DEFAULT_PATH = SHARED_DATA / "techniques" / "hodoku_reglib-1.3.txt"
 # A siamese fish joins two fish on one base, finned or sashimi alike: its finder is both finders of that size.
