@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml constraints-cpu.txt
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -c constraints-cpu.txt torch==2.13.0
 	$(BIN)/pip install --quiet -c constraints-cpu.txt -e '.[dev]'
-	$(BIN)/python -m ltn_sudoku.exact.warmup  # compiles the numba code once (~1 CPU min): later processes load it
+	$(BIN)/python -m ltn_sudoku.warmup  # compiles the numba code once (~1 CPU min): later processes load it
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -250,7 +250,8 @@ def test_kernel_agrees_with_python_search_on_all_17_clue_puzzles() -> None:
 def test_warmup_compiles_every_entry_point_of_a_classify_run(capsys: pytest.CaptureFixture[str]) -> None:
     """`make install` runs the warm-up so the first classify-board loads machine code: each kernel entry point the
     CLI reaches must have been compiled (or loaded) by it, for the dtype the CLI passes."""
-    from ltn_sudoku.exact import kernel, warmup
+    from ltn_sudoku import warmup
+    from ltn_sudoku.exact import kernel
 
     assert warmup.main() == 0
     assert "CPU s" in capsys.readouterr().out
@@ -261,9 +262,28 @@ def test_warmup_compiles_every_entry_point_of_a_classify_run(capsys: pytest.Capt
         assert any(str(sig[0]).startswith(arg_type) for sig in entry.signatures), (entry, entry.signatures)
 
 
+def test_the_bench_command_runs_the_benchmark_script_quick(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`ltn-sudoku bench` runs scripts/bench_exact.py's --quick profile with its own --limit and --ranks (the benchmark
+    lives in scripts/, not in the library)."""
+    import runpy
+
+    from ltn_sudoku.cli import main
+    from ltn_sudoku.cli.bench import BENCH_SCRIPT
+
+    calls: list[tuple[str, list[str]]] = []
+
+    def run_path(path: str, run_name: str) -> dict[str, object]:
+        return {"main": lambda argv: calls.append((path, argv)) or 0}
+
+    monkeypatch.setattr(runpy, "run_path", run_path)
+    assert BENCH_SCRIPT.is_file()
+    assert main(["bench", "--limit", "50", "--ranks", "3", "4"]) == 0
+    assert calls == [(str(BENCH_SCRIPT), ["--quick", "--limit", "50", "--ranks", "3", "4"])]
+
+
 def test_tdoku_input_is_the_line_format_with_a_nul() -> None:
     """bench_exact.py --tdoku hands tdoku 81 chars ('.' or '1'..'9') and a NUL, its standard (not pencilmark) input."""
-    from ltn_sudoku.exact._bench import Tdoku
+    from scripts.bench_exact import Tdoku
 
     boards = [parse_board_text(SEED_9), Board.empty(9)]
     text = Tdoku.text(np.array([b.values for b in boards], np.int32))

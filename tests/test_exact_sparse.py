@@ -12,10 +12,10 @@ import pytest
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import answer, count_solutions, random_solutions, sat, solutions
-from ltn_sudoku.exact._bench import sat_count_fresh
 from ltn_sudoku.exact.portfolio import CADICAL, KERNEL, dead_end_budget
 from ltn_sudoku.exact.sparse import KEEP_RANGE, sparse_boards
 from ltn_sudoku.io import parse_board_text
+from scripts.bench_exact import sat_count_fresh
 
 
 def assert_solutions_of(found: tuple[Board, ...] | list[Board], puzzle: Board) -> None:

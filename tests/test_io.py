@@ -73,7 +73,7 @@ def test_every_format_round_trips_and_is_detected(tmp_path: Path, fmt: str, n: i
 def test_kaggle_and_table_solutions_round_trip(tmp_path: Path) -> None:
     boards = sample_boards(9, seed=3)
     payload = [Board(random_solutions(9, 1, seed=3)[0].tolist())] * len(boards)  # any 9x9 grid: a table's payload
-    own = [solve(b) for b in boards]  # a Kaggle file's solutions are verified to complete the quiz (ltn_sudoku.io.kaggle)
+    own = [solve(b) for b in boards]  # a Kaggle file's solutions are verified to complete the quiz (io.kaggle)
     for fmt, sols in (("kaggle", own), ("table", payload)):
         path = tmp_path / f"with_solutions.{fmt}.csv"
         write_boards(path, boards, fmt, sols)

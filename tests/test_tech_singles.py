@@ -8,7 +8,8 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.techniques.singles import TECHNIQUES, find_full_houses, find_hidden_singles, find_naked_singles
-from tests.techniques_helpers import mixed_corpus, run_pure, sweep_sound, walk_sound
+from ltn_sudoku.techniques.soundness import run_pure, sweep_sound, walk_sound
+from tests.techniques_helpers import mixed_corpus
 
 FINDERS = [t.finder for t in TECHNIQUES]
 
