@@ -20,9 +20,11 @@ demo: $(STAMP)
 	$(BIN)/python scripts/demo.py
 
 test: $(STAMP)
+	$(BIN)/lint-imports  # the import contracts of pyproject.toml (layers, no torch on the symbolic side, no circle)
 	$(BIN)/python -m pytest -q -n 2 --timeout 900
 
 test-fast: $(STAMP)
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -n 2 -m "not slow"
 
 clean:
