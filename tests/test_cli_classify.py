@@ -14,7 +14,6 @@ import pytest
 from test_io import BAD_FILES, SEED_4, SEED_9
 
 from ltn_sudoku.cli import build_parser, run_command
-from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.paths import DATA_DIR, shared_file
 
 SEED_9_SOLUTION = "281465973496173582357892614549627831623918457178354269734286195815749326962531748"
@@ -313,8 +312,7 @@ def test_readme_and_demo_name_real_files_and_the_seed_board() -> None:
     demo's 4x4 board is the seed's example (data/examples/seed_4x4.csv)."""
     import re
 
-    from ltn_sudoku.board import Board
-    from ltn_sudoku.io import read_boards
+    from ltn_sudoku.io import parse_board_text, read_boards
     from ltn_sudoku.paths import REPO_ROOT
 
     readme = (REPO_ROOT / "README.md").read_text()
