@@ -1,6 +1,6 @@
 """Evaluation entry point: ``python -m ltn_sudoku.evaluate model=9x9 [checkpoint=PATH]`` (Hydra).
 
-Every metric of DESIGN.md §6 on held-out boards (generated with evaluate.seed, and any board that also occurs in the
+Every metric of docs/design.md §7.2 on held-out boards (generated with evaluate.seed, and any board that also occurs in the
 checkpoint's training data removed), with the symbolic engine as the oracle; written to metrics.json and TensorBoard
 in the run folder. `evaluate(cfg)` is the plain function tests call.
 """

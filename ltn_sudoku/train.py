@@ -59,7 +59,7 @@ def build_splits(cfg: DictConfig, model_config: ModelConfig) -> Splits:
     givens = OmegaConf.to_container(d.givens) if d.givens is not None else None
     train_solvable = data.generated(n, "open_solvable", int(d.train.solvable), seed, givens)
     val_solvable = data.generated(n, "open_solvable", int(d.val.solvable), seed + 1, givens)
-    if d.kaggle_path:  # real rows join the generated ones, each from its own fixed split (ltn_sudoku.split)
+    if d.kaggle_path:  # real rows join the generated ones, each from its own fixed split (ltn_sudoku.io.split)
         train_solvable = data.BoardSet.concat(
             [train_solvable, data.kaggle_sample(d.kaggle_path, "train", int(d.kaggle_rows.train), seed)])
         val_solvable = data.BoardSet.concat(

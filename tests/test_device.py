@@ -26,6 +26,7 @@ from omegaconf import DictConfig
 from ltn_sudoku.board import Board
 from ltn_sudoku.cli import main as cli_main
 from ltn_sudoku.evaluate import evaluate, load_model
+from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.logic.device import HostTransferError, host_transfer_guard, to_numpy
 from ltn_sudoku.logic.predict import LtnPredictor
 from ltn_sudoku.paths import CONF_DIR, DATA_DIR, REPO_ROOT, SHARED_DATA
@@ -200,7 +201,7 @@ def test_9x9_evaluation_with_kaggle_rows_and_public_sets_on_the_device(tmp_path:
 
 def test_a_checkpoint_gives_the_same_answers_on_the_cpu_and_the_device(device: str, run_4x4: Path) -> None:
     """A checkpoint written on the device loads on the CPU (and the reverse); answers agree within 1e-4."""
-    boards = [Board.from_string(SEED_4), Board.from_string("1234341221434321"), Board.from_string("1..4....2..3....")]
+    boards = [parse_board_text(SEED_4), parse_board_text("1234341221434321"), parse_board_text("1..4....2..3....")]
     on_cpu = LtnPredictor.load(run_4x4 / "best.pt", 4, "cpu").answer_batch(boards, search_budget=8)
     with host_transfer_guard():
         on_device = LtnPredictor.load(run_4x4 / "best.pt", 4, device).answer_batch(boards, search_budget=8)
@@ -226,7 +227,7 @@ def test_models_answer_where_they_are_whatever_ltntorchs_global_device(monkeypat
     import ltn
 
     monkeypatch.setattr(ltn, "device", torch.device("meta"))
-    answers = LtnPredictor.load(run_4x4 / "best.pt", 4, "cpu").answer_batch([Board.from_string(SEED_4)],
+    answers = LtnPredictor.load(run_4x4 / "best.pt", 4, "cpu").answer_batch([parse_board_text(SEED_4)],
                                                                            search_budget=4)
     assert answers[0]["hasSolution"] is not None
     cfg = config(tmp_path, "4x4", "cpu", "train.epochs=1")
@@ -265,7 +266,7 @@ def test_classify_board_answers_with_the_model_on_the_device(device: str, guarde
 def test_solve_ltn_on_the_device(device: str, guarded: None, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_main(["solve", "--ltn", "--board", SEED_9, "--json", "--device", device, "--budget", "32"]) == 0
     row = json.loads(capsys.readouterr().out)
-    assert row["verdict"] == "solved" and Board.from_string(row["solution"]).is_valid_solution
+    assert row["verdict"] == "solved" and parse_board_text(row["solution"]).is_valid_solution
 
 
 def test_classify_board_reads_a_visual_board_on_the_device(tmp_path: Path, device: str, guarded: None,
@@ -279,4 +280,4 @@ def test_classify_board_reads_a_visual_board_on_the_device(tmp_path: Path, devic
     np.savez(tmp_path / "cells.npz", images=images)
     assert cli_main(["classify", str(tmp_path / "cells.npz"), "--visual-checkpoint", str(tmp_path / "run" / "best.pt"),
                      "--json", "--no-ltn", "--device", device]) == 0
-    assert Board.from_string(json.loads(capsys.readouterr().out)["visual"]["read"]).n == 4
+    assert parse_board_text(json.loads(capsys.readouterr().out)["visual"]["read"]).n == 4

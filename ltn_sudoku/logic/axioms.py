@@ -1,4 +1,4 @@
-"""The knowledge base of DESIGN.md §5, written with LTNtorch connectives and quantifiers.
+"""The knowledge base of docs/design.md §7.1, written with LTNtorch connectives and quantifiers.
 
 Every axiom is returned open in the board variable b (one truth value per board of the batch), so the same formulas
 give the training loss (∀b, then SatAgg), isCorrect (per board, on a closed board's own digits) and the features of
