@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml constraints-cpu.txt
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -c constraints-cpu.txt torch==2.13.0
 	$(BIN)/pip install --quiet -c constraints-cpu.txt -e '.[dev]'
-	$(BIN)/python -m ltn_sudoku.exact.warmup  # compiles the numba code once (~1 CPU min): later processes load it
+	$(BIN)/python -m ltn_sudoku.warmup  # compiles the numba code once (~1 CPU min): later processes load it
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -20,9 +20,11 @@ demo: $(STAMP)
 	$(BIN)/python scripts/demo.py
 
 test: $(STAMP)
+	$(BIN)/lint-imports  # the import contracts of pyproject.toml (layers, no torch on the symbolic side, no circle)
 	$(BIN)/python -m pytest -q -n 2 --timeout 900
 
 test-fast: $(STAMP)
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -n 2 -m "not slow"
 
 clean:

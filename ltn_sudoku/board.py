@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -113,7 +113,6 @@ class Geometry:
 
 _LINE_CHARS = bytes.maketrans(bytes(range(10)), b".123456789")  # Board.to_line for n <= 9
 _CELL_DIGITS = {n: bytes(range(n + 1)) for n in SUPPORTED_SIZES if n <= 9}  # the byte values a cell of side n takes
-_parse_board_text: Callable[[str], Board] | None = None  # ltn_sudoku.io.parse_board_text, once Board.from_string ran
 _LINE_SIDES = {n * n: n for n in _CELL_DIGITS}  # a line string's length -> its side
 # A line string's characters to cell bytes: '.' and '0' to 0, '1'..'9' to 1..9, anything else to 255 (never a cell).
 _LINE_BYTES = bytes(dict(zip(b".0123456789", [0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9])).get(b, 255) for b in range(256))
@@ -121,7 +120,7 @@ _LINE_BYTES = bytes(dict(zip(b".0123456789", [0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9]))
 
 def line_board(text: str) -> Board | None:
     """The board of a line string (one character per cell, '.' or '0' empty, n <= 9), or None when `text` is not
-    one: the usual input, read by two translations in C (Board.from_string and io.parse_board_text start here)."""
+    one: the usual input, read by two translations in C (ltn_sudoku.io.parse_board_text starts here)."""
     n = _LINE_SIDES.get(len(text))
     if n is None or not text.isascii():
         return None
@@ -225,17 +224,6 @@ class Board:
         return (Board, (self.values, self.n))
 
     # ---- construction -------------------------------------------------------------------------------------------
-    @classmethod
-    def from_string(cls, text: str) -> Board:
-        """Parse one board in any single-board text format (line string, rows, grid CSV, 2-digit string)."""
-        board = line_board(text)
-        if board is not None:
-            return board
-        global _parse_board_text
-        if _parse_board_text is None:  # ltn_sudoku.io imports this module: bound on first use, then a global lookup
-            from ltn_sudoku.io import parse_board_text as _parse_board_text
-        return _parse_board_text(text)
-
     @classmethod
     def from_cell_bytes(cls, cells: bytes, n: int) -> Board:
         """A board of side n <= 9 from one byte per cell (0 = empty), keeping the bytes for cell_bytes(): the
@@ -397,7 +385,7 @@ class Board:
         return self.draw()
 
     def __repr__(self) -> str:
-        return f"Board.from_string({self.to_line()!r})"
+        return f"parse_board_text({self.to_line()!r})"  # ltn_sudoku.io.parse_board_text rebuilds it
 
     def draw(self, highlight: Iterable[int] = (), marker: str = "*") -> str:
         """The grid drawn with box borders; highlighted cells are flagged with `marker` (used for conflicts)."""

@@ -3,17 +3,16 @@
 Two views are kept in step so that both cell-centred and digit-centred techniques are cheap:
 - ``masks[cell]``: candidate digits of an empty cell as bits (bit d-1 for digit d); 0 for a placed cell;
 - ``digit_cells[d]``: the cells where digit d is still a candidate, as a Python int with bit ``cell`` set.
-Techniques read the grid and return Steps; only ``place`` / ``eliminate`` / ``apply`` mutate it.
+Techniques read the grid and return Steps (one deduction each, defined here beside the grid it applies to); only
+``place`` / ``eliminate`` / ``apply`` mutate it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Iterable, Iterator
 
 from ltn_sudoku.board import Board, Geometry, geometry, iter_bits
-
-if TYPE_CHECKING:
-    from ltn_sudoku.techniques.base import Step
 
 
 def mask_digits(mask: int) -> tuple[int, ...]:
@@ -27,6 +26,35 @@ def digits_mask(digits: Iterable[int]) -> int:
     for d in digits:
         m |= 1 << (d - 1)
     return m
+
+
+Assignment = tuple[int, int]  # (cell, digit), 0-based cell, 1-based digit
+
+
+@dataclass(frozen=True)
+class Step:
+    """One deduction: what it places and eliminates, the pattern it rests on, and a one-line explanation."""
+
+    technique: str
+    placements: tuple[Assignment, ...] = ()
+    eliminations: tuple[Assignment, ...] = ()
+    cells: tuple[int, ...] = ()
+    digits: tuple[int, ...] = ()
+    units: tuple[int, ...] = ()
+    text: str = ""
+
+    @property
+    def progress(self) -> bool:
+        return bool(self.placements or self.eliminations)
+
+    def as_dict(self, geo: Geometry) -> dict[str, object]:
+        """JSON-ready: placements / eliminations as 0-based [row, col, digit] triples."""
+        return {
+            "technique": self.technique,
+            "placements": [[geo.row[c], geo.col[c], d] for c, d in self.placements],
+            "eliminations": [[geo.row[c], geo.col[c], d] for c, d in self.eliminations],
+            "text": self.text,
+        }
 
 
 class Contradiction(Exception):

@@ -14,7 +14,7 @@ from itertools import combinations
 from typing import Iterable, Sequence
 
 from ltn_sudoku.board import Board, geometry
-from ltn_sudoku.techniques.base import Step
+from ltn_sudoku.candidates import Step
 
 
 def variable(n: int, cell: int, digit: int) -> int:

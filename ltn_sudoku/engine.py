@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.candidates import CandidateGrid, Contradiction
+from ltn_sudoku.candidates import CandidateGrid, Contradiction, Step
 from ltn_sudoku.exact import solutions as exact_solutions
 from ltn_sudoku.memory import MemoryTracker
-from ltn_sudoku.techniques.base import Step, Technique
+from ltn_sudoku.techniques.base import Technique
 from ltn_sudoku.techniques.registry import priority, resolve
 
 LEVELS: tuple[str, ...] = ("Easy", "Medium", "Hard", "Unfair", "Extreme")

@@ -16,8 +16,8 @@ from typing import Any
 import pandas as pd
 
 from ltn_sudoku.board import Geometry
+from ltn_sudoku.candidates import Step
 from ltn_sudoku.io import atomic_write_text
-from ltn_sudoku.techniques.base import Step
 
 STAT_COLUMNS = ("technique", "tried", "found", "applied", "placements", "eliminations", "time_s")
 

@@ -1,4 +1,4 @@
-"""The symbolic answers to the questions about one board, gathered in a Report (DESIGN.md §4).
+"""The symbolic answers to the questions about one board, gathered in a Report (docs/design.md §6).
 
 - Q1, closed board: is it a valid solution, and every conflict (unit, digit, cells).
 - Q2, open board: are the givens consistent, how many solutions (0, 1, 2 meaning "at least two") and one of them,

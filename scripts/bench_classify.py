@@ -38,7 +38,7 @@ from typing import Callable, Sequence
 from ltn_sudoku.board import Board, iter_bits
 from ltn_sudoku.exact import count_solutions, random_solutions
 from ltn_sudoku.cli.results import flat_row
-from ltn_sudoku.io import iter_records, read_boards
+from ltn_sudoku.io import iter_records, parse_board_text, read_boards
 from ltn_sudoku.paths import shared_file
 from ltn_sudoku.questions import classify
 
@@ -171,7 +171,7 @@ def _default_answerer():  # type: ignore[no-untyped-def]
 
     answerer = Answerer(output="jsonl", name="bench", single=False, backend="auto", heuristics=True, full=False,
                         techniques=None, no_uniqueness=False, ltn=True, checkpoint=None)
-    answerer([(0, BoardRecord(Board.from_string("1.34 34.2 2143 432."), 1))])  # load numba, torch and the models
+    answerer([(0, BoardRecord(parse_board_text("1.34 34.2 2143 432."), 1))])  # load numba, torch and the models
     return answerer
 
 

@@ -31,7 +31,7 @@ import torch
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.engine import Engine
-from ltn_sudoku.kaggle import read_kaggle
+from ltn_sudoku.io.kaggle import read_kaggle
 from ltn_sudoku.logic.predict import LtnAnswers
 from ltn_sudoku.paths import DATA_DIR, REPO_ROOT
 from ltn_sudoku.questions import classify

@@ -13,11 +13,17 @@ then the peak memory. The figures in docs/exact.md come from this script.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 
-from ltn_sudoku.exact import sat
-from ltn_sudoku.exact._bench import bench_sparse_portfolio
-from ltn_sudoku.exact.sparse import SPARSE_SIZES
+REPO_ROOT = Path(__file__).resolve().parents[1]
+if str(REPO_ROOT) not in sys.path:  # the shared benchmark code of scripts/bench_exact.py
+    sys.path.insert(0, str(REPO_ROOT))
+
+from ltn_sudoku.exact import sat  # noqa: E402
+from ltn_sudoku.exact.sparse import SPARSE_SIZES  # noqa: E402
+from scripts.bench_exact import bench_sparse_portfolio  # noqa: E402
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,7 +1,7 @@
-"""Benchmark: rows per CPU second of the Kaggle reader (ltn_sudoku.kaggle, every row verified) on the shared real rows,
-against a plain per-row check (csv module + Board.is_valid_solution + the givens compared cell by cell) on the same
-rows in the same process; and the peak Python memory of a streamed read of each file (flat in the file's length once
-it is longer than one chunk of CHUNK_ROWS rows).
+"""Benchmark: rows per CPU second of the Kaggle reader (ltn_sudoku.io.kaggle, every row verified) on the shared real
+rows, against a plain per-row check (csv module + Board.is_valid_solution + the givens compared cell by cell) on the
+same rows in the same process; and the peak Python memory of a streamed read of each file (flat in the file's length
+once it is longer than one chunk of CHUNK_ROWS rows).
 
     .venv/bin/python scripts/bench_kaggle.py [--folder ../shared/data/kaggle]
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.kaggle import QUIZ_COLUMNS, SOLUTION_COLUMNS, KaggleReader, kaggle_files
+from ltn_sudoku.io.kaggle import QUIZ_COLUMNS, SOLUTION_COLUMNS, KaggleReader, kaggle_files
 from ltn_sudoku.logic import data
 from ltn_sudoku.paths import SHARED_DATA
 

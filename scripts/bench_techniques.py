@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -40,23 +39,18 @@ from typing import Callable, Iterable, Sequence
 
 import pandas as pd
 
-from ltn_sudoku.paths import REPO_ROOT
-
-if str(REPO_ROOT) not in sys.path:  # the shared test helpers are the oracle's plumbing (tests/techniques_helpers.py)
-    sys.path.insert(0, str(REPO_ROOT))
-
-from ltn_sudoku.board import Board  # noqa: E402
-from ltn_sudoku.candidates import CandidateGrid  # noqa: E402
-from ltn_sudoku.cnf import solve_cnf  # noqa: E402
-from ltn_sudoku.engine import LEVELS, SEARCH_TECHNIQUE, Engine, SolveResult  # noqa: E402
-from ltn_sudoku.exact import solve  # noqa: E402
-from ltn_sudoku.generate import generate  # noqa: E402
-from ltn_sudoku.memory import MemoryTracker  # noqa: E402
-from ltn_sudoku.paths import shared_file  # noqa: E402
-from ltn_sudoku.techniques.base import Step, Technique  # noqa: E402
-from ltn_sudoku.techniques.registry import all_techniques  # noqa: E402
-from ltn_sudoku.techniques.reglib import RegCase, answering_techniques, case_finder, load_cases  # noqa: E402
-from tests.techniques_helpers import assert_sound, run_pure, shared_puzzles  # noqa: E402
+from ltn_sudoku.board import Board
+from ltn_sudoku.candidates import CandidateGrid, Step
+from ltn_sudoku.cnf import solve_cnf
+from ltn_sudoku.engine import LEVELS, SEARCH_TECHNIQUE, Engine, SolveResult
+from ltn_sudoku.exact import solve
+from ltn_sudoku.generate import generate
+from ltn_sudoku.memory import MemoryTracker
+from ltn_sudoku.paths import shared_file
+from ltn_sudoku.techniques.base import Technique
+from ltn_sudoku.techniques.hodoku import RegCase, answering_techniques, case_finder, load_cases
+from ltn_sudoku.techniques.registry import all_techniques
+from ltn_sudoku.techniques.soundness import assert_sound, run_pure, shared_puzzles
 
 Pair = tuple[Board, Board]  # (puzzle, its unique solution)
 PairLoader = Callable[[int | None, int], list[Pair]]  # (limit, seed) -> pairs

@@ -13,8 +13,8 @@ tier distribution (ltn_sudoku.tiers.run_tiers), the singles loop's solved share,
     .venv/bin/python scripts/bench_tiers.py --exemplars
 
 --exemplars instead prints the tiers of HoDoKu's exemplars 's <tag> s' (singles stall, the tagged technique, singles
-finish: tests/techniques_helpers.hodoku_exemplars) beside the tier of the tagged technique's family: where the tier is
-lower, techniques of easier families also do the job, which is the difference between "needs" and "uses".
+finish: ltn_sudoku.techniques.hodoku.hodoku_exemplars) beside the tier of the tagged technique's family: where the tier
+is lower, techniques of easier families also do the job, which is the difference between "needs" and "uses".
 
 Times are CPU seconds (time.process_time) in this process, numba warmed up first; peak memory is the process's
 maximum resident set size.
@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import random
 import resource
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -37,11 +36,9 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.engine import Engine
 from ltn_sudoku.generate import generate
 from ltn_sudoku.io import read_boards
-from ltn_sudoku.paths import REPO_ROOT, shared_file
+from ltn_sudoku.paths import shared_file
+from ltn_sudoku.techniques.hodoku import hodoku_exemplars
 from ltn_sudoku.tiers import SEARCH_TIER, run_tiers, singles_loop, singles_loop_batch, tier_techniques
-
-if str(REPO_ROOT) not in sys.path:  # the exemplar reader lives with the shared test helpers
-    sys.path.insert(0, str(REPO_ROOT))
 
 FILES: dict[str, str] = {
     "17clue": "9x9/17clue_49158.txt",
@@ -137,8 +134,6 @@ def tables(results: Sequence[FileResult]) -> str:
 
 
 def exemplar_table() -> str:
-    from tests.techniques_helpers import hodoku_exemplars
-
     rows = ["| tag | technique | its family's tier | exemplars | our tiers |", "|---|---|---:|---:|---|"]
     for tag, (technique, family_tier) in EXEMPLAR_TAGS.items():
         boards = [e.puzzle for e in hodoku_exemplars(tag) if e.before == "s" and e.after == "s"]

@@ -51,7 +51,7 @@ from ltn_sudoku.logic.visual.decode import (
     map_decoding_metrics,
     margins,
 )
-from ltn_sudoku.logic.checkpoint import load_model
+from ltn_sudoku.logic.load import load_model
 from ltn_sudoku.logic.visual.evaluate import BoardScores, digit_accuracy
 from ltn_sudoku.logic.visual.train import train_visual
 

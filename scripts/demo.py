@@ -13,8 +13,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ltn_sudoku.board import Board
-from ltn_sudoku.io import read_records
+from ltn_sudoku.io import parse_board_text, read_records
 from ltn_sudoku.logic.predict import LtnAnswers
 from ltn_sudoku.paths import DATA_DIR, REPO_ROOT
 from ltn_sudoku.questions import classify
@@ -60,7 +59,7 @@ def short_training_run() -> None:
                f"run_dir={DEMO_RUN}"]
     _heading(f"LTN: a short training run: {' '.join(Path(c).name if i == 0 else c for i, c in enumerate(command))}")
     subprocess.run(command, cwd=REPO_ROOT, check=True)
-    board = Board.from_string(SEED_4)
+    board = parse_board_text(SEED_4)
     report = classify(board).with_section(LtnAnswers(DEMO_RUN / "best.pt").section(board))
     print()
     print(render_report(report, f"the seed's 4x4 example, answered by {DEMO_RUN / 'best.pt'}"))

@@ -1,5 +1,5 @@
-"""Fuzz every input path with hypothesis (the targets of tests/fuzzing.py) and report the inputs tried, the time and
-every property violation found, strictly: an error must be exactly one line, and a config that passes the entry
+"""Fuzz every input path with hypothesis (the targets of scripts/fuzz_targets.py) and report the inputs tried, the
+time and every property violation found, strictly: an error must be exactly one line, and a config that passes the entry
 points' up-front check must build a model.
 
     python scripts/fuzz.py                      # 100,000+ inputs, the run reported in docs/testing.md
@@ -24,7 +24,7 @@ sys.path.insert(0, str(REPO))
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from tests import fuzzing
+from scripts import fuzz_targets as fuzzing
 
 EXAMPLES = {"board text": 45_000, "file readers": 45_000, "file bytes": 5_000, "kaggle reader": 5_000,
             "commands": 2_500, "checkpoints": 1_500, "hydra overrides": 1_500}

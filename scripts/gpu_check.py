@@ -20,6 +20,7 @@ records an error instead of stopping the others.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -241,32 +242,38 @@ def ddp_section(args: argparse.Namespace, device: torch.device) -> dict[str, Any
            "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])}
     with tempfile.TemporaryDirectory() as root:
         runs = {"one process": [sys.executable, "-m", "ltn_sudoku.train"],
+                **({"one process, again": [sys.executable, "-m", "ltn_sudoku.train"]} if args.ddp_repeat else {}),
                 "torchrun, 1 process (DDP)": [sys.executable, "-m", "torch.distributed.run", "--standalone",
                                               "--nproc_per_node=1", "-m", "ltn_sudoku.train"]}
         curves = {}
         for label, command in runs.items():
-            folder = Path(root) / label.split(",")[0].replace(" ", "_")
+            folder = Path(root) / "".join(c if c.isalnum() else "_" for c in label)  # a plain Hydra override value
             done = subprocess.run([*command, *common, f"run_dir={folder}"], cwd=REPO_ROOT, env=env,
                                   capture_output=True, text=True, timeout=600, check=False)
             if done.returncode:
-                out[label] = {"error": done.stderr[-1500:]}
+                out[label] = {"error": done.stderr[-6000:]}
                 continue
             metrics = json.loads((folder / "metrics.json").read_text())
             out[label] = {"boards_per_s": metrics["train/boards_per_second"], "processes": metrics["train/processes"],
                           "wall_s": metrics["train/wall_seconds"]}
             curves[label] = tensorboard_losses(folder)
             print(f"  ddp {label}: {out[label]['boards_per_s']:.1f} boards/s", flush=True)
-        if len(curves) == 2:
-            first, second = curves.values()
-            out["same_batches"] = [s for s, _ in first] == [s for s, _ in second]
-            out["max_loss_difference"] = max((abs(a - b) for (_, a), (_, b) in zip(first, second)), default=0.0)
+        def difference(a: str, b: str) -> float:
+            return max((abs(x - y) for (_, x), (_, y) in zip(curves[a], curves[b])), default=0.0)
+
+        ddp = "torchrun, 1 process (DDP)"
+        if "one process" in curves and ddp in curves:
+            out["same_batches"] = [s for s, _ in curves["one process"]] == [s for s, _ in curves[ddp]]
+            out["max_loss_difference"] = difference("one process", ddp)
+            if "one process, again" in curves:  # the device's own run-to-run difference (atomics in reductions)
+                out["max_loss_difference_same_command"] = difference("one process", "one process, again")
             out["ratio"] = out["torchrun, 1 process (DDP)"]["boards_per_s"] / out["one process"]["boards_per_s"]
     return out
 
 
 def answer_section(args: argparse.Namespace, device: torch.device) -> list[dict[str, Any]]:
     """Evaluation and classify-board LTN boards/s with the shipped 9x9 checkpoints on real Kaggle 3M rows."""
-    from ltn_sudoku.logic.checkpoint import load_model
+    from ltn_sudoku.logic.load import load_model
 
     boards = read_boards(DATA_DIR / "kaggle" / "kaggle_3m_sample1000.csv.gz")[: args.answer_boards]
     puzzles = data.BoardSet(9, torch.tensor([b.values for b in boards]), torch.zeros(len(boards), 81, dtype=torch.long),
@@ -292,18 +299,24 @@ def answer_section(args: argparse.Namespace, device: torch.device) -> list[dict[
 
 def tests_section(args: argparse.Namespace) -> dict[str, Any]:
     command = [sys.executable, "-m", "pytest", "-q", "tests/test_device.py", f"--device={args.device}", "-p",
-               "no:cacheprovider", "-rs", *(["-m", "not slow"] if args.quick else []),
+               "no:cacheprovider", "-rfEs", "--tb=short", "-W", "ignore", *(["-m", "not slow"] if args.quick else []),
                *(["-n", str(args.test_workers)] if args.test_workers > 1 else [])]
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=args.budget_s, check=False)
-    tail = (done.stdout + done.stderr).strip().splitlines()
-    print("\n".join(tail[-25:]), flush=True)
-    return {"command": " ".join(command[1:]), "returncode": done.returncode, "summary": tail[-1] if tail else "",
-            "seconds": time.perf_counter() - started, "failures": [l for l in tail if l.startswith(("FAILED", "ERROR"))]}
+    done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=args.tests_timeout_s,
+                          check=False)
+    lines = done.stdout.strip().splitlines()
+    summary = next((line for line in reversed(lines) if " passed" in line or " failed" in line), "no summary")
+    failures = [line for line in lines if line.startswith(("FAILED", "ERROR", "SKIPPED"))]
+    print("\n".join([*failures, summary]), flush=True)
+    return {"command": " ".join(command[1:]), "returncode": done.returncode, "summary": summary,
+            "seconds": time.perf_counter() - started, "failures": failures, "output": done.stdout[-20000:]}
 
 
 def run_section(report: dict[str, Any], name: str, work: Callable[[], Any]) -> None:
     print(f"\n== {name}", flush=True)
+    gc.collect()  # what the last section held goes back to the device: the DDP runs are separate processes
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
     started = time.perf_counter()
     try:
         report[name] = work()
@@ -346,10 +359,12 @@ def main() -> None:
     parser.add_argument("--max-batch", type=int, default=8192, help="largest training batch tried")
     parser.add_argument("--seconds", type=float, default=1.5, help="timed seconds per training setting")
     parser.add_argument("--budget-s", type=float, default=240.0, help="seconds for the training section")
+    parser.add_argument("--tests-timeout-s", type=float, default=600.0, help="seconds the device tests may take")
     parser.add_argument("--test-workers", type=int, default=1, help="pytest-xdist workers for the device tests")
     parser.add_argument("--ddp-model", default="9x9 message passing", choices=[m for m in MODELS if "visual" not in m])
     parser.add_argument("--ddp-boards", type=int, default=2000, help="solvable training boards of the DDP runs")
     parser.add_argument("--ddp-batch", type=int, default=128)
+    parser.add_argument("--ddp-repeat", action="store_true", help="run the one-process run twice (run-to-run noise)")
     parser.add_argument("--answer-boards", type=int, default=256)
     args = parser.parse_args()
     if args.quick:

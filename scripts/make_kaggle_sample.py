@@ -4,7 +4,7 @@
 
 For each of the three Kaggle sets, `--rows` rows chosen at random with a fixed seed (all of them when the shared file
 holds no more), kept in their original order, with the file's own header and layout, as gzip (no name, mtime 0), so
-that the output is byte for byte the same on every run. Every written file is read back through ltn_sudoku.kaggle,
+that the output is byte for byte the same on every run. Every written file is read back through ltn_sudoku.io.kaggle,
 which verifies each row. The 3M copy without ratings is left out: its first 1,000 rows are the rated file's.
 """
 
@@ -19,7 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ltn_sudoku.kaggle import KaggleReader
+from ltn_sudoku.io.kaggle import KaggleReader
 from ltn_sudoku.paths import DATA_DIR, SHARED_DATA
 
 SOURCES: dict[str, str] = {  # shared file -> shipped file

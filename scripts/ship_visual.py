@@ -65,7 +65,7 @@ def rescore(checkpoint: Path) -> int:
     import torch
 
     from ltn_sudoku.logic.visual.data import build_data
-    from ltn_sudoku.logic.checkpoint import load_model
+    from ltn_sudoku.logic.load import load_model
     from ltn_sudoku.logic.visual.train import test_metrics
 
     torch.set_num_threads(1)

@@ -5,6 +5,7 @@ import pickle
 import pytest
 
 from ltn_sudoku.board import SUPPORTED_SIZES, Board, BoardError, geometry
+from ltn_sudoku.io import parse_board_text
 
 SEED_9 = "2.14.....4...7358..5....6....9.2.8.1.23.1..5...8354..97..28.....15..93.6.6....74."
 
@@ -23,7 +24,7 @@ def test_geometry_every_size(n: int) -> None:
 
 
 def test_conflicts_reported_per_unit_and_digit() -> None:
-    b = Board.from_string("1134" "3412" "2143" "4321")
+    b = parse_board_text("1134" "3412" "2143" "4321")
     conflicts = b.conflicts()
     kinds = {(c.unit_kind, c.unit_index, c.digit) for c in conflicts}
     assert ("row", 0, 1) in kinds and ("col", 1, 1) in kinds and ("box", 0, 1) in kinds
@@ -34,12 +35,12 @@ def test_conflicts_reported_per_unit_and_digit() -> None:
 
 
 def test_valid_closed_board() -> None:
-    b = Board.from_string("1234" "3412" "2143" "4321")
+    b = parse_board_text("1234" "3412" "2143" "4321")
     assert b.is_closed and b.is_valid_solution and b.conflicts() == []
 
 
 def test_candidates_follow_the_basic_rule() -> None:
-    b = Board.from_string(SEED_9)
+    b = parse_board_text(SEED_9)
     assert b.candidates(1) == [3, 7, 8, 9]
     assert b.candidates(0) == []
     masks = b.candidate_masks()
@@ -86,7 +87,7 @@ def test_bad_cell_bytes_raise_like_a_list(cells: bytes, n: int) -> None:
 
 
 def test_from_string_keeps_the_parsed_cells_for_the_exact_path() -> None:
-    board = Board.from_string(SEED_9)
+    board = parse_board_text(SEED_9)
     assert board.cell_bytes() == bytes(board.values) and board == Board(list(board.values))
     assert Board(list(board.values)).cell_bytes() == board.cell_bytes()
 
@@ -105,6 +106,6 @@ def test_a_parsed_board_builds_its_values_on_first_use_only() -> None:
 
 
 def test_draw_marks_highlighted_cells() -> None:
-    b = Board.from_string("1134" "3412" "2143" "4321")
+    b = parse_board_text("1134" "3412" "2143" "4321")
     text = b.draw(highlight=[0, 1])
     assert text.count("*") == 2 and text.startswith("+")

@@ -312,18 +312,17 @@ def test_readme_and_demo_name_real_files_and_the_seed_board() -> None:
     demo's 4x4 board is the seed's example (data/examples/seed_4x4.csv)."""
     import re
 
-    from ltn_sudoku.board import Board
-    from ltn_sudoku.io import read_boards
+    from ltn_sudoku.io import parse_board_text, read_boards
     from ltn_sudoku.paths import REPO_ROOT
 
     readme = (REPO_ROOT / "README.md").read_text()
     paths = re.findall(r"classify-board (data/\S+)", readme)
     assert paths and all((REPO_ROOT / p).is_file() for p in paths), paths
     boards = re.findall(r'classify-board --board "([^"]+)"', readme)
-    assert boards and all(Board.from_string(b).is_consistent for b in boards)
+    assert boards and all(parse_board_text(b).is_consistent for b in boards)
     seed = read_boards(DATA_DIR / "examples" / "seed_4x4.csv")[0]
     demo = re.search(r'^SEED_4 = "([^"]+)"', (REPO_ROOT / "scripts" / "demo.py").read_text(), re.M)
-    assert demo is not None and Board.from_string(demo.group(1)) == seed
+    assert demo is not None and parse_board_text(demo.group(1)) == seed
 
 
 def test_bench_classify_sparse_section_times_the_default_command(capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ltn_sudoku.board import Board
 from ltn_sudoku.cli import main
 from ltn_sudoku.exact import count_solutions, solve
+from ltn_sudoku.io import parse_board_text
 
 SEED_4 = "1.34341.21434.21"
 SEED_9 = "2.14.....4...7358..5....6....9.2.8.1.23.1..5...8354..97..28.....15..93.6.6....74."
@@ -23,7 +23,7 @@ def test_json_verdicts_are_the_exact_solution(capsys: pytest.CaptureFixture[str]
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["verdict"] for r in rows] == ["solved", "solved", "solved"]
     for row in rows:
-        found, puzzle = Board.from_string(row["solution"]), Board.from_string(row["board"])
+        found, puzzle = parse_board_text(row["solution"]), parse_board_text(row["board"])
         assert found.is_valid_solution and all(g in (0, f) for g, f in zip(puzzle.values, found.values))
         assert count_solutions(puzzle) > 1 or found == solve(puzzle)
         assert 1 <= row["nodes"] <= 64
@@ -44,7 +44,7 @@ def test_classify_board_reports_the_search_beside_has_solution(capsys: pytest.Ca
     assert classify_board_main(["--board", SEED_9, "--no-heuristics", "--json", "--ltn-search", "64"]) == 0
     ltn = json.loads(capsys.readouterr().out)["ltn"]
     assert ltn["search"]["verdict"] == "solved" and "truth" in ltn["hasSolution"]
-    assert Board.from_string(ltn["search"]["solution"]) == solve(Board.from_string(SEED_9))
+    assert parse_board_text(ltn["search"]["solution"]) == solve(parse_board_text(SEED_9))
     out = tmp_path / "r.csv"
     assert classify_board_main(["--board", SEED_9, "--no-heuristics", "--ltn-search", "64", "--out", str(out)]) == 0
     header, row = out.read_text().splitlines()[:2]

@@ -22,11 +22,11 @@ import pytest
 import torch
 from omegaconf import DictConfig
 
-from ltn_sudoku.board import Board
 from ltn_sudoku.cli import main as cli_main
-from ltn_sudoku.logic.checkpoint import load_model
+from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.logic.device import HostTransferError, host_transfer_guard, to_numpy
 from ltn_sudoku.logic.evaluate import evaluate
+from ltn_sudoku.logic.load import load_model
 from ltn_sudoku.logic.predict import LtnPredictor
 from ltn_sudoku.logic.schema import compose_config
 from ltn_sudoku.logic.train import train
@@ -200,7 +200,7 @@ def test_9x9_evaluation_with_kaggle_rows_and_public_sets_on_the_device(tmp_path:
 
 def test_a_checkpoint_gives_the_same_answers_on_the_cpu_and_the_device(device: str, run_4x4: Path) -> None:
     """A checkpoint written on the device loads on the CPU (and the reverse); answers agree within 1e-4."""
-    boards = [Board.from_string(SEED_4), Board.from_string("1234341221434321"), Board.from_string("1..4....2..3....")]
+    boards = [parse_board_text(SEED_4), parse_board_text("1234341221434321"), parse_board_text("1..4....2..3....")]
     on_cpu = LtnPredictor.load(run_4x4 / "best.pt", 4, "cpu").answer_batch(boards, search_budget=8)
     with host_transfer_guard():
         on_device = LtnPredictor.load(run_4x4 / "best.pt", 4, device).answer_batch(boards, search_budget=8)
@@ -216,6 +216,35 @@ def test_a_checkpoint_gives_the_same_answers_on_the_cpu_and_the_device(device: s
         for m, k in zip(a["moves"], b["moves"]):
             assert abs(m["confidence"] - k["confidence"]) < 1e-4
             assert abs(m["dead_end"]["probability"] - k["dead_end"]["probability"]) < 1e-4
+
+
+def test_models_answer_where_they_are_whatever_ltntorchs_global_device(monkeypatch: pytest.MonkeyPatch,
+                                                                       run_4x4: Path, tmp_path: Path) -> None:
+    """LTNtorch puts every variable on its process-wide `ltn.device` (CUDA whenever a GPU is present): a CPU model on
+    a GPU machine (classify-board's default) crashed on the GPU check. Here `ltn.device` is another device (meta) while
+    the model answers and trains on the CPU."""
+    import ltn
+
+    monkeypatch.setattr(ltn, "device", torch.device("meta"))
+    answers = LtnPredictor.load(run_4x4 / "best.pt", 4, "cpu").answer_batch([parse_board_text(SEED_4)],
+                                                                           search_budget=4)
+    assert answers[0]["hasSolution"] is not None
+    cfg = config(tmp_path, "4x4", "cpu", "train.epochs=1")
+    from ltn_sudoku import train as trainer
+
+    monkeypatch.setattr(trainer, "configure_torch", _configure_keeping_ltn_device(trainer.configure_torch))
+    assert np.isfinite(train(cfg)["val/loss"])
+
+
+def _configure_keeping_ltn_device(configure):  # noqa: ANN001, ANN202 - a test double of runtime.configure_torch
+    import ltn
+
+    def wrapped(cfg: DictConfig) -> None:
+        kept = ltn.device
+        configure(cfg)
+        ltn.device = kept  # the trainer's own setting undone: the model must not need it
+
+    return wrapped
 
 
 def test_shipped_checkpoints_load_on_the_device(device: str, guarded: None) -> None:
@@ -236,7 +265,7 @@ def test_classify_board_answers_with_the_model_on_the_device(device: str, guarde
 def test_solve_ltn_on_the_device(device: str, guarded: None, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_main(["solve", "--ltn", "--board", SEED_9, "--json", "--device", device, "--budget", "32"]) == 0
     row = json.loads(capsys.readouterr().out)
-    assert row["verdict"] == "solved" and Board.from_string(row["solution"]).is_valid_solution
+    assert row["verdict"] == "solved" and parse_board_text(row["solution"]).is_valid_solution
 
 
 def test_classify_board_reads_a_visual_board_on_the_device(tmp_path: Path, device: str, guarded: None,
@@ -249,4 +278,4 @@ def test_classify_board_reads_a_visual_board_on_the_device(tmp_path: Path, devic
     np.savez(tmp_path / "cells.npz", images=images)
     assert cli_main(["classify", str(tmp_path / "cells.npz"), "--visual-checkpoint", str(tmp_path / "run" / "best.pt"),
                      "--json", "--no-ltn", "--device", device]) == 0
-    assert Board.from_string(json.loads(capsys.readouterr().out)["visual"]["read"]).n == 4
+    assert parse_board_text(json.loads(capsys.readouterr().out)["visual"]["read"]).n == 4

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ltn_sudoku.board import Board
 from ltn_sudoku.engine import SEARCH_TECHNIQUE, Engine, level_for
 from ltn_sudoku.exact import count_solutions, solve
+from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.memory import MemoryTracker
 from ltn_sudoku.techniques import singles, subsets
 from ltn_sudoku.techniques.base import Technique
@@ -18,7 +18,7 @@ SINGLES: list[Technique] = list(singles.TECHNIQUES)
 
 
 def test_seed_example_is_solved_by_logic_with_an_explained_path() -> None:
-    board = Board.from_string(SEED_9)
+    board = parse_board_text(SEED_9)
     result = Engine(SINGLES).solve(board)
     assert result.solved and result.logic_only and not result.guessed
     assert result.final == solve(board)
@@ -29,18 +29,18 @@ def test_seed_example_is_solved_by_logic_with_an_explained_path() -> None:
 
 
 def test_seed_4x4_example() -> None:
-    result = Engine(SINGLES).solve(Board.from_string(SEED_4))
-    assert result.solved and result.final == Board.from_string("1234341221434321")
+    result = Engine(SINGLES).solve(parse_board_text(SEED_4))
+    assert result.solved and result.final == parse_board_text("1234341221434321")
 
 
 def test_stuck_without_fallback_says_so() -> None:
-    result = Engine(SINGLES, fallback=False).solve(Board.from_string(HARD))
+    result = Engine(SINGLES, fallback=False).solve(parse_board_text(HARD))
     assert not result.solved and result.reason == "no technique of the pipeline applies"
     assert result.level is None
 
 
 def test_fallback_is_reported_as_search_and_reaches_the_solution() -> None:
-    board = Board.from_string(HARD)
+    board = parse_board_text(HARD)
     result = Engine(SINGLES).solve(board)
     assert result.solved and result.guessed and not result.logic_only
     assert result.final == solve(board)
@@ -49,7 +49,7 @@ def test_fallback_is_reported_as_search_and_reaches_the_solution() -> None:
 
 
 def test_board_without_solution() -> None:
-    board = Board.from_string("123." "...." "...." "...4")  # consistent, but r1c4 has no digit left
+    board = parse_board_text("123." "...." "...." "...4")  # consistent, but r1c4 has no digit left
     assert count_solutions(board) == 0
     result = Engine(SINGLES).solve(board)
     assert result.solutions == 0 and not result.solved and result.level is None
@@ -57,12 +57,12 @@ def test_board_without_solution() -> None:
 
 
 def test_conflicting_givens() -> None:
-    result = Engine(SINGLES).solve(Board.from_string("11.." "...." "...." "...."))
+    result = Engine(SINGLES).solve(parse_board_text("11.." "...." "...." "...."))
     assert not result.solved and "conflict" in (result.reason or "")
 
 
 def test_several_solutions_are_completed_by_search_without_uniqueness_techniques() -> None:
-    board = Board.from_string("12.." "...." "...." "....")
+    board = parse_board_text("12.." "...." "...." "....")
     engine = Engine(SINGLES)
     assert all(not t.uniqueness for t in engine.techniques(4, unique=False))
     result = engine.solve(board)
@@ -80,14 +80,14 @@ def test_levels_follow_hodoku_thresholds() -> None:
 
 def test_tracker_sees_every_try_and_step() -> None:
     tracker = MemoryTracker()
-    result = Engine(SINGLES, tracker=tracker).solve(Board.from_string(SEED_9))
+    result = Engine(SINGLES, tracker=tracker).solve(parse_board_text(SEED_9))
     stats = tracker.stats_frame().set_index("technique")
     assert stats.applied.sum() == len(result.steps) == len(tracker.history)
     assert stats.loc["Full House", "tried"] >= stats.loc["Full House", "found"]
 
 
 def test_applicable_and_recommend_rank_easiest_first() -> None:
-    board = Board.from_string(SEED_9)
+    board = parse_board_text(SEED_9)
     engine = Engine(SINGLES + list(subsets.TECHNIQUES))
     found = engine.applicable(board)
     assert [a.technique.name for a in found] == [t.name for t in engine.techniques(9)]

@@ -15,7 +15,7 @@ from ltn_sudoku.exact import (
     solve,
     solve_batch,
 )
-from ltn_sudoku.io import read_boards
+from ltn_sudoku.io import parse_board_text, read_boards
 from ltn_sudoku.paths import shared_file
 
 SEED_9 = "2.14.....4...7358..5....6....9.2.8.1.23.1..5...8354..97..28.....15..93.6.6....74."
@@ -53,7 +53,7 @@ def random_puzzles(n: int, count: int, seed: int, holes: tuple[float, float] = (
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(("text", "answer"), [(SEED_9, SEED_9_SOLUTION), (SEED_4, SEED_4_SOLUTION)])
 def test_seed_puzzles_have_their_one_solution(backend: str, text: str, answer: str) -> None:
-    board = Board.from_string(text)
+    board = parse_board_text(text)
     assert count_solutions(board, 2, backend) == 1
     assert count_solutions(board, 5, backend) == 1
     solved = solve(board, backend)
@@ -74,7 +74,7 @@ def test_empty_board_counts_up_to_the_limit(backend: str) -> None:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_full_boards(backend: str) -> None:
-    valid = Board.from_string(SEED_9_SOLUTION)
+    valid = parse_board_text(SEED_9_SOLUTION)
     assert count_solutions(valid, 2, backend) == 1 and solve(valid, backend) == valid
     swapped = list(valid.values)
     swapped[0], swapped[1] = swapped[1], swapped[0]  # still full, now with repeats in two columns and boxes
@@ -173,7 +173,7 @@ def test_generalized_puzzles_have_one_solution(rank: int) -> None:
 # ---- batch API -------------------------------------------------------------------------------------------------------
 def test_batch_shapes_and_types() -> None:
     clash = Board.empty(9).with_values([(0, 1), (1, 1)])
-    puzzles = np.array([Board.from_string(SEED_9).values, [0] * 81, clash.values], dtype=np.int8)
+    puzzles = np.array([parse_board_text(SEED_9).values, [0] * 81, clash.values], dtype=np.int8)
     counts, firsts = solve_batch(puzzles)
     assert counts.dtype == np.int64 and counts.tolist() == [1, 2, 0]
     assert firsts.shape == (3, 81) and np.issubdtype(firsts.dtype, np.integer)
@@ -250,7 +250,8 @@ def test_kernel_agrees_with_python_search_on_all_17_clue_puzzles() -> None:
 def test_warmup_compiles_every_entry_point_of_a_classify_run(capsys: pytest.CaptureFixture[str]) -> None:
     """`make install` runs the warm-up so the first classify-board loads machine code: each kernel entry point the
     CLI reaches must have been compiled (or loaded) by it, for the dtype the CLI passes."""
-    from ltn_sudoku.exact import kernel, warmup
+    from ltn_sudoku import warmup
+    from ltn_sudoku.exact import kernel
 
     assert warmup.main() == 0
     assert "CPU s" in capsys.readouterr().out
@@ -261,11 +262,30 @@ def test_warmup_compiles_every_entry_point_of_a_classify_run(capsys: pytest.Capt
         assert any(str(sig[0]).startswith(arg_type) for sig in entry.signatures), (entry, entry.signatures)
 
 
+def test_the_bench_command_runs_the_benchmark_script_quick(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`ltn-sudoku bench` runs scripts/bench_exact.py's --quick profile with its own --limit and --ranks (the benchmark
+    lives in scripts/, not in the library)."""
+    import runpy
+
+    from ltn_sudoku.cli import main
+    from ltn_sudoku.cli.bench import BENCH_SCRIPT
+
+    calls: list[tuple[str, list[str]]] = []
+
+    def run_path(path: str, run_name: str) -> dict[str, object]:
+        return {"main": lambda argv: calls.append((path, argv)) or 0}
+
+    monkeypatch.setattr(runpy, "run_path", run_path)
+    assert BENCH_SCRIPT.is_file()
+    assert main(["bench", "--limit", "50", "--ranks", "3", "4"]) == 0
+    assert calls == [(str(BENCH_SCRIPT), ["--quick", "--limit", "50", "--ranks", "3", "4"])]
+
+
 def test_tdoku_input_is_the_line_format_with_a_nul() -> None:
     """bench_exact.py --tdoku hands tdoku 81 chars ('.' or '1'..'9') and a NUL, its standard (not pencilmark) input."""
-    from ltn_sudoku.exact._bench import Tdoku
+    from scripts.bench_exact import Tdoku
 
-    boards = [Board.from_string(SEED_9), Board.empty(9)]
+    boards = [parse_board_text(SEED_9), Board.empty(9)]
     text = Tdoku.text(np.array([b.values for b in boards], np.int32))
     assert text.shape == (2, 82) and not text[:, 81].any()
     assert [bytes(row[:81]).decode("ascii") for row in text] == [b.to_line() for b in boards]

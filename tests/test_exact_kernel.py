@@ -114,7 +114,7 @@ def test_sparse_large_boards_agree_with_cadical() -> None:
     """Random 25x25 boards at half givens: where one depth-first run gets lost and the kernel restarts (the pure
     backends need minutes on some of these, so CaDiCaL is the oracle). Solutions must be distinct and valid."""
     from ltn_sudoku.board import Board
-    from ltn_sudoku.exact._bench import sat_count_fresh
+    from scripts.bench_exact import sat_count_fresh
 
     puzzles = random_solutions(25, 16, seed=1)
     rng = np.random.default_rng(1)

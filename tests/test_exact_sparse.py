@@ -12,9 +12,10 @@ import pytest
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import answer, count_solutions, random_solutions, sat, solutions
-from ltn_sudoku.exact._bench import sat_count_fresh
 from ltn_sudoku.exact.portfolio import CADICAL, KERNEL, dead_end_budget
 from ltn_sudoku.exact.sparse import KEEP_RANGE, sparse_boards
+from ltn_sudoku.io import parse_board_text
+from scripts.bench_exact import sat_count_fresh
 
 
 def assert_solutions_of(found: tuple[Board, ...] | list[Board], puzzle: Board) -> None:
@@ -201,7 +202,7 @@ def test_single_board_path_agrees_with_the_batch_on_9x9() -> None:
     puzzles[::7, 0] = puzzles[::7, 1]  # clashes: no solution
     puzzles[::11, :20] = 0  # fewer givens: several solutions
     expected = count_solutions_batch(puzzles, 2).tolist()
-    assert [count_solutions(Board.from_string(Board(p.tolist(), 9).to_line()), 2) for p in puzzles] == expected
+    assert [count_solutions(parse_board_text(Board(p.tolist(), 9).to_line()), 2) for p in puzzles] == expected
     assert {0, 1, 2} <= set(expected)
 
 

@@ -1,12 +1,13 @@
-"""A small, fast profile of the fuzzing of every input path (tests/fuzzing.py; scripts/fuzz.py runs the long one):
-board text, the file readers, the Kaggle reader, the commands in process, checkpoint loading and Hydra overrides."""
+"""A small, fast profile of the fuzzing of every input path (scripts/fuzz_targets.py; scripts/fuzz.py runs the long
+one): board text, the file readers, the Kaggle reader, the commands in process, checkpoint loading and Hydra
+overrides."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tests.fuzzing import TARGETS
+from scripts.fuzz_targets import TARGETS
 
 EXAMPLES = {"board text": 150, "file readers": 150, "file bytes": 100, "kaggle reader": 50, "commands": 25,
             "checkpoints": 25, "hydra overrides": 15}

@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 from omegaconf import DictConfig, OmegaConf
 
-from ltn_sudoku.board import Board
+from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.logic import data
 from ltn_sudoku.logic.checkpoint import save_checkpoint
 from ltn_sudoku.logic.data import build_splits
@@ -30,12 +30,12 @@ def config(*overrides: str) -> DictConfig:
 
 def test_without_removes_exactly_the_seen_boards() -> None:
     rows = ["1.3....2.1......", "12..............", "1234341221434321", "....3412........"]
-    boards = data.from_boards(4, [Board.from_string(r) for r in rows], [None] * 4,
+    boards = data.from_boards(4, [parse_board_text(r) for r in rows], [None] * 4,
                               ["open_solvable", "open_solvable", "closed_valid", "open_impossible"],
                               ["a", "b", "c", "d"])
-    seen = {tuple(Board.from_string(rows[i]).values) for i in (1, 2)} | {(0,) * 16}
+    seen = {tuple(parse_board_text(rows[i]).values) for i in (1, 2)} | {(0,) * 16}
     kept = _without(boards, seen)
-    assert [tuple(r) for r in kept.puzzles.tolist()] == [tuple(Board.from_string(rows[i]).values) for i in (0, 3)]
+    assert [tuple(r) for r in kept.puzzles.tolist()] == [tuple(parse_board_text(rows[i]).values) for i in (0, 3)]
     assert kept.kinds == ("a", "d") and kept.labels.tolist() == [boards.labels[0], boards.labels[3]]
     assert len(_without(boards, set())) == 4
 

@@ -10,6 +10,7 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.engine import Engine, KnownSolutions
 from ltn_sudoku.exact import solve
 from ltn_sudoku.heuristics import answer_q3
+from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.questions import classify
 from ltn_sudoku.report_text import render_report
 from ltn_sudoku.techniques import singles, subsets
@@ -19,7 +20,7 @@ SEED_SOLUTION = "281465973496173582357892614549627831623918457178354269734286195
 
 
 def test_seed_example_gets_q3_in_json_and_text() -> None:
-    report = classify(Board.from_string(SEED_9))
+    report = classify(parse_board_text(SEED_9))
     data = json.loads(json.dumps(report.as_dict()))
     assert data["solution"] == SEED_SOLUTION
     assert data["level"] == "Easy" and data["guessed"] is False and data["score"] > 0
@@ -29,7 +30,7 @@ def test_seed_example_gets_q3_in_json_and_text() -> None:
     assert all(h["applies"] == (h["count"] > 0) for h in data["heuristics"])
     assert data["recommended"][0] == "Naked Single"  # no full house at the start, 18 naked singles
     # the path, replayed from its 0-based triples, reaches the solution
-    values = list(Board.from_string(SEED_9).values)
+    values = list(parse_board_text(SEED_9).values)
     for step in data["steps"]:
         assert set(step) == {"technique", "placements", "eliminations", "text"}
         for r, c, d in step["placements"]:
@@ -40,7 +41,7 @@ def test_seed_example_gets_q3_in_json_and_text() -> None:
 
 
 def test_counts_are_what_each_finder_finds_now() -> None:
-    board = Board.from_string(SEED_9)
+    board = parse_board_text(SEED_9)
     engine = Engine(list(singles.TECHNIQUES) + list(subsets.TECHNIQUES))
     answer = answer_q3(board, engine)
     from ltn_sudoku.candidates import CandidateGrid
@@ -52,21 +53,21 @@ def test_counts_are_what_each_finder_finds_now() -> None:
 
 
 def test_closed_and_conflicting_boards_have_no_q3() -> None:
-    closed = classify(Board.from_string("1234341221434321")).as_dict()
+    closed = classify(parse_board_text("1234341221434321")).as_dict()
     assert "heuristics" not in closed
-    clash = classify(Board.from_string("11.." "...." "...." "....")).as_dict()
+    clash = classify(parse_board_text("11.." "...." "...." "....")).as_dict()
     assert "steps" not in clash
 
 
 def test_impossible_board_says_why_there_is_no_path() -> None:
-    report = classify(Board.from_string("123." "...." "...." "...4"))
+    report = classify(parse_board_text("123." "...." "...." "...4"))
     data = report.as_dict()
     assert data["steps"] == [] and data["level"] is None
     assert "No solving path" in render_report(report)
 
 
 def test_hard_puzzle_path_is_sound_and_marks_search_when_used() -> None:
-    board = Board.from_string("4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........")
+    board = parse_board_text("4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........")
     data = classify(board).as_dict()
     solution = solve(board)
     assert solution is not None
@@ -87,8 +88,8 @@ def test_classify_counts_once_and_hands_the_count_to_q3(monkeypatch: pytest.Monk
     def no_count(*args: object, **kwargs: object) -> None:
         pytest.fail("Q3 counted the solutions again")
 
-    several = Board.from_string(SEED_9).with_values([(0, 0), (2, 0), (3, 0), (10, 0), (14, 0)])
-    for board, count in ((Board.from_string(SEED_9), 1), (several, 2)):
+    several = parse_board_text(SEED_9).with_values([(0, 0), (2, 0), (3, 0), (10, 0), (14, 0)])
+    for board, count in ((parse_board_text(SEED_9), 1), (several, 2)):
         known = KnownSolutions.of(board)
         assert known.count == count and known.first is not None and known.first.is_valid_solution
         counted = [answer_q3(board, full=full).as_dict() for full in (False, True)]

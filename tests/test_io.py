@@ -73,7 +73,7 @@ def test_every_format_round_trips_and_is_detected(tmp_path: Path, fmt: str, n: i
 def test_kaggle_and_table_solutions_round_trip(tmp_path: Path) -> None:
     boards = sample_boards(9, seed=3)
     payload = [Board(random_solutions(9, 1, seed=3)[0].tolist())] * len(boards)  # any 9x9 grid: a table's payload
-    own = [solve(b) for b in boards]  # a Kaggle file's solutions are verified to complete the quiz (ltn_sudoku.kaggle)
+    own = [solve(b) for b in boards]  # a Kaggle file's solutions are verified to complete the quiz (io.kaggle)
     for fmt, sols in (("kaggle", own), ("table", payload)):
         path = tmp_path / f"with_solutions.{fmt}.csv"
         write_boards(path, boards, fmt, sols)
@@ -84,7 +84,7 @@ def test_kaggle_and_table_solutions_round_trip(tmp_path: Path) -> None:
 
 def test_kaggle_writer_solves_when_no_solution_is_given(tmp_path: Path) -> None:
     path = tmp_path / "k.csv"
-    write_boards(path, [Board.from_string(SEED_9)], "kaggle")
+    write_boards(path, [parse_board_text(SEED_9)], "kaggle")
     record = read_records(path)[0]
     assert record.solution is not None and record.solution.to_line() == (
         "281465973496173582357892614549627831623918457178354269734286195815749326962531748")
@@ -119,7 +119,7 @@ def test_line_files_skip_comments_and_blank_lines_and_keep_line_numbers(tmp_path
     path = write(tmp_path, "b.txt", f"# a comment\n\n{SEED_9}\n  # indented comment\n{SEED_9.replace('.', '0')}\r\n")
     records = read_records(path)
     assert [r.line for r in records] == [3, 5]
-    assert records[0].board == records[1].board == Board.from_string(SEED_9)
+    assert records[0].board == records[1].board == parse_board_text(SEED_9)
 
 
 @pytest.mark.parametrize("line", [
@@ -129,7 +129,7 @@ def test_line_files_skip_comments_and_blank_lines_and_keep_line_numbers(tmp_path
     "\ufeff1.3434.22143432.",                   # a byte order mark
 ])
 def test_line_variants(tmp_path: Path, line: str) -> None:
-    assert read_boards(write(tmp_path, "v.sdm", line + "\n")) == [Board.from_string(SEED_4)]
+    assert read_boards(write(tmp_path, "v.sdm", line + "\n")) == [parse_board_text(SEED_4)]
 
 
 def test_grid_csv_blocks_with_and_without_blank_lines(tmp_path: Path) -> None:
@@ -142,13 +142,13 @@ def test_grid_csv_blocks_with_and_without_blank_lines(tmp_path: Path) -> None:
 
 def test_grid_csv_accepts_every_empty_spelling(tmp_path: Path) -> None:
     text = "1,,3,4\n3,4,.,2\n2,1,4,3\n4,3,2,00\n"
-    assert read_boards(write(tmp_path, "e.csv", text))[0] == Board.from_string(SEED_4)
+    assert read_boards(write(tmp_path, "e.csv", text))[0] == parse_board_text(SEED_4)
 
 
 def test_table_keeps_other_columns_as_fields(tmp_path: Path) -> None:
     path = write(tmp_path, "t.csv", f"id,puzzle,label\n7,{SEED_4},unique\n")
     record = read_records(path)[0]
-    assert record.board == Board.from_string(SEED_4) and record.fields == {"id": "7", "label": "unique"}
+    assert record.board == parse_board_text(SEED_4) and record.fields == {"id": "7", "label": "unique"}
 
 
 def test_stream_reads_like_a_file() -> None:
@@ -166,7 +166,7 @@ def test_detect_format(first_line: str, fmt: str) -> None:
 
 
 def test_parse_board_text_variants() -> None:
-    seed = Board.from_string(SEED_4)
+    seed = parse_board_text(SEED_4)
     for text in ["1.34 34.2 2143 432.", "1.34\n34.2\n2143\n432.", "# c\n1,.,3,4\n3,4,,2\n2,1,4,3\n4,3,2,0", seed.draw(),
                  "01000304" "03040002" "02010403" "04030200"]:
         assert parse_board_text(text) == seed
@@ -308,7 +308,7 @@ def test_atomic_writes_get_the_usual_file_mode(tmp_path: Path) -> None:
 # ---- issue 9: line endings, spaced grids, id lines, gzip, UTF-16, streaming ----------------------------------------
 def test_cr_only_line_endings_split_lines(tmp_path: Path) -> None:
     """Old Mac files end lines with a lone CR: two 4x4 boards are two boards, not one 32-character line."""
-    assert read_boards(write(tmp_path, "cr.txt", f"{SEED_4}\r{SEED_4}\r".encode())) == [Board.from_string(SEED_4)] * 2
+    assert read_boards(write(tmp_path, "cr.txt", f"{SEED_4}\r{SEED_4}\r".encode())) == [parse_board_text(SEED_4)] * 2
     csv_path = write(tmp_path, "cr.csv", f"id,puzzle\r1,{SEED_4}\r2,{SEED_4}\r".encode())
     assert [r.fields["id"] for r in read_records(csv_path)] == ["1", "2"]
     mixed = write(tmp_path, "mixed.txt", f"{SEED_4}\r\n{SEED_4}\r{SEED_4}\n".encode())
@@ -316,7 +316,7 @@ def test_cr_only_line_endings_split_lines(tmp_path: Path) -> None:
 
 
 def test_crlf_straddling_a_read_chunk(tmp_path: Path) -> None:
-    from ltn_sudoku.io import _READ_BYTES
+    from ltn_sudoku.io.readers import _READ_BYTES
 
     first = "# " + "x" * (_READ_BYTES - 3) + "\r"  # the CR ends one chunk, its LF starts the next
     path = write(tmp_path, "s.txt", (first + "\n" + SEED_4 + "\r\n").encode())
@@ -324,7 +324,7 @@ def test_crlf_straddling_a_read_chunk(tmp_path: Path) -> None:
 
 
 def test_space_separated_grids(tmp_path: Path) -> None:
-    seed = Board.from_string(SEED_4)
+    seed = parse_board_text(SEED_4)
     text = "1 . 3 4\n3 4 . 2\n2 1 4 3\n4 3 2 .\n\n1 . 3 4\n3 4 . 2\n2 1 4 3\n4 3 2 .\n"
     assert read_boards(write(tmp_path, "g.txt", text)) == [seed, seed]
     big = sample_boards(16, count=2, seed=5)[1]

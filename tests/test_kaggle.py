@@ -19,11 +19,11 @@ import pytest
 import torch
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.io import FormatError, iter_records, read_records, write_boards
-from ltn_sudoku.kaggle import KaggleReader, kaggle_files, read_kaggle, set_name_of
+from ltn_sudoku.io import FormatError, iter_records, parse_board_text, read_records, write_boards
+from ltn_sudoku.io.kaggle import KaggleReader, kaggle_files, read_kaggle, set_name_of
+from ltn_sudoku.io.split import SPLITS, canonical, split_of, splits_of
 from ltn_sudoku.logic import data
 from ltn_sudoku.paths import DATA_DIR, shared_file
-from ltn_sudoku.split import SPLITS, canonical, split_of, splits_of
 
 SAMPLE = DATA_DIR / "kaggle"
 LAYOUTS = {  # shipped file -> (set, header, empty symbol)
@@ -134,7 +134,7 @@ def test_a_bad_row_is_an_error_naming_file_and_line(tmp_path: Path) -> None:
 def test_skip_bad_skips_counts_and_logs(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     path, bad = corrupted_copy(tmp_path)
     reader = KaggleReader(path, skip_bad=True, chunk_rows=7)  # small chunks: bad rows in several chunks
-    with caplog.at_level(logging.WARNING, logger="ltn_sudoku.kaggle"):
+    with caplog.at_level(logging.WARNING, logger="ltn_sudoku.io.kaggle"):
         rows = list(reader)
     assert reader.skipped == len(bad) == 5 and len(rows) == 1000 - 5
     assert {e.line for e in reader.errors} == set(bad)
@@ -297,5 +297,5 @@ def test_io_reads_real_kaggle_files_through_this_reader(tmp_path: Path) -> None:
     with pytest.raises(FormatError, match=rf"{path.name}:{min(bad)}: "):
         list(iter_records(path))
     table = tmp_path / "table.csv"  # io's own 2-digit table with a solution column is not a Kaggle file
-    write_boards(table, [Board.from_string("1.3434.22143432.")], "table", [Board.from_string("1234341221434321")])
-    assert read_records(table)[0].solution == Board.from_string("1234341221434321")
+    write_boards(table, [parse_board_text("1.3434.22143432.")], "table", [parse_board_text("1234341221434321")])
+    assert read_records(table)[0].solution == parse_board_text("1234341221434321")

@@ -14,8 +14,8 @@ import torch
 
 from ltn_sudoku.logic import data
 from ltn_sudoku.logic import assess
-from ltn_sudoku.logic.checkpoint import load_model
 from ltn_sudoku.logic.labels import resolve_techniques
+from ltn_sudoku.logic.load import load_model
 from ltn_sudoku.logic.metrics import accuracy, precision_recall_f1
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.operators import build_operators

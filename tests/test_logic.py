@@ -15,6 +15,7 @@ import torch
 from ltn_sudoku.board import Board, geometry
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.generate import generate
+from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.logic.axioms import (CONSTRAINT_AXIOMS, RULE_AXIOMS, board_satisfaction, hidden_single_definition,
                                      is_possible, naked_single_definition, no_solution, rule_axioms)
 from ltn_sudoku.logic.grounding import Grounding, TablePredicate, encode_boards, index_variable, one_hot_givens
@@ -23,8 +24,8 @@ from ltn_sudoku.logic.hasvalue import HasValueConfig, RecurrentHasValue, build_h
 from ltn_sudoku.logic.model import INSTANCE_TYPES, ModelConfig, RecommendsHeuristicNet
 from ltn_sudoku.logic.operators import FAMILIES, AggregLogProduct, AggregMax, build_operators
 
-VALID_4 = Board.from_string("1234341221434321")
-VALID_9 = Board.from_string(
+VALID_4 = parse_board_text("1234341221434321")
+VALID_9 = parse_board_text(
     "534678912672195348198342567859761423426853791713924856961537284287419635345286179")
 
 

@@ -5,8 +5,8 @@ import json
 import pandas as pd
 
 from ltn_sudoku.board import geometry
+from ltn_sudoku.candidates import Step
 from ltn_sudoku.memory import STAT_COLUMNS, MemoryTracker
-from ltn_sudoku.techniques.base import Step
 
 
 def _tracker() -> MemoryTracker:

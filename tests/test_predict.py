@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.kaggle import read_kaggle
+from ltn_sudoku.io import parse_board_text
+from ltn_sudoku.io.kaggle import read_kaggle
 from ltn_sudoku.logic.predict import LtnAnswers, LtnSection
 from ltn_sudoku.paths import DATA_DIR
 
@@ -60,7 +61,7 @@ def assert_same(batched: dict[str, Any], alone: dict[str, Any]) -> None:
 def test_batched_answers_equal_one_board_at_a_time_on_real_rows() -> None:
     boards = real_boards(3)
     closed = next(iter(read_kaggle(DATA_DIR / "kaggle" / "kaggle_9m_sample1000.csv.gz"))).solution_board
-    boards = [*boards, closed, Board.from_string(SEED_4), Board.empty(16)]  # mixed sizes, one without a model
+    boards = [*boards, closed, parse_board_text(SEED_4), Board.empty(16)]  # mixed sizes, one without a model
     ltn = LtnAnswers()
     batched = [s.answer for s in ltn.sections(boards, batch=4)]
     for board, answer in zip(boards, batched):
@@ -79,7 +80,7 @@ def test_batched_answers_equal_one_board_at_a_time_on_real_rows() -> None:
 def test_dead_ends_are_computed_when_asked_and_said_to_be_missing_otherwise() -> None:
     rows = itertools.islice(read_kaggle(DATA_DIR / "kaggle" / "kaggle_9m_sample1000.csv.gz"), 100)
     dense = max((r.board for r in rows), key=lambda b: b.givens)  # a real 9x9 row with few moves: a fast test
-    boards = [Board.from_string(SEED_4), Board.from_string("1...........4..."), dense]
+    boards = [parse_board_text(SEED_4), parse_board_text("1...........4..."), dense]
     with_dead_ends = LtnAnswers(dead_ends=True)
     batched = [s.answer for s in with_dead_ends.sections(boards)]
     for board, answer in zip(boards, batched):

@@ -14,7 +14,7 @@ import pytest
 from ltn_sudoku import questions
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import count_solutions, random_solutions, solutions
-from ltn_sudoku.io import read_boards
+from ltn_sudoku.io import parse_board_text, read_boards
 from ltn_sudoku.paths import DATA_DIR, shared_file
 from ltn_sudoku.questions import Report
 from ltn_sudoku.report_text import render_report
@@ -71,7 +71,7 @@ def assert_moves_match(report: Report, truth: dict[tuple[int, int], bool]) -> No
 # ---- the seed's examples -------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("text", "solution"), [(SEED_9, SEED_9_SOLUTION), (SEED_4, SEED_4_SOLUTION)])
 def test_seed_examples_are_solvable_with_their_unique_solution(text: str, solution: str) -> None:
-    report = classify(Board.from_string(text))
+    report = classify(parse_board_text(text))
     assert not report.closed and report.valid and report.solvable is True
     assert report.solution_count == 1 and report.solution is not None
     assert report.solution.to_line() == solution
@@ -157,7 +157,7 @@ def test_9x9_dead_ends_match_a_count_per_move(seed: int, dead_end_strategy: str)
 
 @pytest.mark.parametrize("backend", ["auto", "kernel", "python"])
 def test_backends_agree(backend: str) -> None:
-    board = Board.from_string(SEED_9).with_values([(0, 0), (2, 0), (3, 0)])
+    board = parse_board_text(SEED_9).with_values([(0, 0), (2, 0), (3, 0)])
     reference, report = classify(board, backend="python"), classify(board, backend=backend)
     assert report.solution_count == reference.solution_count == 2
     assert report.moves == reference.moves
@@ -166,7 +166,7 @@ def test_backends_agree(backend: str) -> None:
 
 def test_a_few_solutions_settle_every_move_without_a_search(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(questions, "solve", lambda b, backend, deadline: pytest.fail("no per-move search expected"))
-    board = Board.from_string(SEED_9).with_values([(0, 0), (2, 0), (3, 0), (10, 0), (14, 0)])  # 6 solutions
+    board = parse_board_text(SEED_9).with_values([(0, 0), (2, 0), (3, 0), (10, 0), (14, 0)])  # 6 solutions
     report = classify(board)
     assert report.solution_count == 2 and 0 < report.dead_ends < len(report.moves)
 
@@ -188,7 +188,7 @@ def test_many_solutions_need_few_searches(monkeypatch: pytest.MonkeyPatch) -> No
 
 # ---- closed boards and the no-solution reasons ---------------------------------------------------------------------
 def test_closed_boards_answer_q1_with_every_conflict() -> None:
-    grid = Board.from_string(SEED_9_SOLUTION)
+    grid = parse_board_text(SEED_9_SOLUTION)
     assert classify(grid).valid and classify(grid).solution == grid and classify(grid).solvable is None
     swapped = grid.with_values([(0, grid.values[1]), (1, grid.values[0])])
     report = classify(swapped)
@@ -206,14 +206,14 @@ def test_closed_boards_answer_q1_with_every_conflict() -> None:
                                         "(and 1 more conflict)"),
 ])
 def test_obvious_no_solution_reasons(rows: list[str], reason: str) -> None:
-    report = classify(Board.from_string("".join(rows)))
+    report = classify(parse_board_text("".join(rows)))
     assert report.solvable is False and report.solution is None
     assert report.no_solution_reason == reason
     assert report.moves and all(m.dead_end for m in report.moves)
 
 
 def test_subtle_no_solution_has_no_obvious_reason() -> None:
-    report = classify(Board.from_string(SEED_9[:49] + "6" + SEED_9[50:]))  # r6c5: 5 -> 6
+    report = classify(parse_board_text(SEED_9[:49] + "6" + SEED_9[50:]))  # r6c5: 5 -> 6
     assert report.valid and report.solvable is False and report.no_solution_reason is None
 
 
@@ -239,14 +239,14 @@ def test_every_example_file_is_what_its_name_says() -> None:
 
 # ---- report shapes -------------------------------------------------------------------------------------------------
 def test_as_dict_keys_and_types_survive_json() -> None:
-    report = classify(Board.from_string(SEED_4).with_value(0, 0))
+    report = classify(parse_board_text(SEED_4).with_value(0, 0))
     d = json.loads(json.dumps(report.as_dict()))
     assert {"size", "closed", "valid", "conflicts", "solvable", "solutions", "solution", "moves"} <= set(d)
     assert d["size"] == 4 and d["closed"] is False and d["valid"] is True and d["solvable"] is True
     assert d["solutions"] == 1 and d["solution"] == SEED_4_SOLUTION and d["conflicts"] == []
     assert d["moves"][0] == {"row": 0, "col": 0, "digit": 1, "dead_end": False}
     assert all(isinstance(m["dead_end"], bool) for m in d["moves"])
-    closed = json.loads(json.dumps(classify(Board.from_string("1134341221434321")).as_dict()))
+    closed = json.loads(json.dumps(classify(parse_board_text("1134341221434321")).as_dict()))
     assert closed["solvable"] is None and closed["conflicts"][0] == {
         "unit": "row", "index": 0, "digit": 1, "cells": [[0, 0], [0, 1]]}
 
@@ -254,18 +254,18 @@ def test_as_dict_keys_and_types_survive_json() -> None:
 def test_flat_csv_row_counts_lists_and_dead_ends() -> None:
     from ltn_sudoku.cli.results import flat_row
 
-    row = flat_row(classify(Board.from_string(SEED_9)).as_dict())
+    row = flat_row(classify(parse_board_text(SEED_9)).as_dict())
     assert row["moves"] == 98 and row["dead_ends"] == 51 and row["conflicts"] == 0 and row["dead_ends_unknown"] == 0
     assert all(not isinstance(v, (list, dict)) for v in row.values())
 
 
 def test_text_report_shows_board_answers_and_marked_moves() -> None:
-    text = render_report(classify(Board.from_string(SEED_9)), "seed")
+    text = render_report(classify(parse_board_text(SEED_9)), "seed")
     assert text.startswith("== seed: 9x9, 34 givens, open")
     assert "| 2 . 1 | 4 . . | . . . |" in text
     assert f"Solution: {SEED_9_SOLUTION}" in text and "Q2 solutions: 1 (unique)" in text
     assert "r1c2: 3! 7! 8 9!" in text
-    invalid = render_report(classify(Board.from_string("1134341221434321")))
+    invalid = render_report(classify(parse_board_text("1134341221434321")))
     assert "| 1*1*| 3 4 |" in invalid and "digit 1 appears 2 times in row 1: r1c1,r1c2" in invalid
 
 
@@ -283,7 +283,7 @@ class FakeSection:
 
 
 def test_sections_extend_json_text_and_rows() -> None:
-    report = classify(Board.from_string(SEED_4)).with_section(FakeSection())
+    report = classify(parse_board_text(SEED_4)).with_section(FakeSection())
     d = report.as_dict()
     assert d["level"] == "Easy" and d["heuristics"] == ["Naked Single"] and d["solutions"] == 1
     from ltn_sudoku.cli.results import flat_row

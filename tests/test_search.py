@@ -12,8 +12,9 @@ from ltn_sudoku import candidates, engine, exact
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import count_solutions, solve
 from ltn_sudoku.generate import generate
-from ltn_sudoku.logic.checkpoint import load_model, shipped_checkpoint
+from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.logic.hasvalue import HasValueConfig
+from ltn_sudoku.logic.load import load_model, shipped_checkpoint
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.search import SearchResult, guided_search
 
@@ -47,14 +48,14 @@ def search(model: LtnSudoku, board: Board, **options: Any) -> SearchResult:
 def test_the_guard_catches_a_search_that_reads_the_solver(monkeypatch: pytest.MonkeyPatch) -> None:
     import ltn_sudoku.logic.search as module
 
-    monkeypatch.setattr(module, "is_valid_assignment", lambda *_: exact.solve(Board.from_string("1" * 16)))
+    monkeypatch.setattr(module, "is_valid_assignment", lambda *_: exact.solve(parse_board_text("1" * 16)))
     with pytest.raises(AssertionError, match="must not call"):
-        search(_Uniform(4), Board.from_string("1.34341.21434.21"))
+        search(_Uniform(4), parse_board_text("1.34341.21434.21"))
 
 
 def test_easy_puzzle_solved_without_branching() -> None:
     model = load_model(shipped_checkpoint(4), 4)[0]
-    board = Board.from_string("1.34341.21434.21")  # three singles
+    board = parse_board_text("1.34341.21434.21")  # three singles
     result = search(model, board)
     assert result.verdict == "solved" and result.branches == 0 and result.nodes == 1
     assert result.board == solve(board)
@@ -97,8 +98,8 @@ def test_the_ltn_answer_carries_the_search_verdict_beside_has_solution() -> None
 
     predictor = LtnPredictor.for_size(4)
     assert predictor is not None
-    board, closed = Board.from_string("1.34341.21434.21"), Board.from_string("1234341221434321")
+    board, closed = parse_board_text("1.34341.21434.21"), parse_board_text("1234341221434321")
     with_search, plain = predictor.answer_batch([board, closed], search_budget=16), predictor.answer_batch([board])
     assert with_search[0]["search"]["verdict"] == "solved" and with_search[1]["search"] is None
-    assert Board.from_string(with_search[0]["search"]["solution"]) == solve(board)
+    assert parse_board_text(with_search[0]["search"]["solution"]) == solve(board)
     assert plain[0]["search"] is None and plain[0]["hasSolution"] == with_search[0]["hasSolution"]

@@ -20,9 +20,9 @@ import torch
 
 from ltn_sudoku.logic import data
 from ltn_sudoku.logic import assess
-from ltn_sudoku.logic.checkpoint import load_model, shipped_checkpoint
 from ltn_sudoku.logic.evaluate import DEFAULT_GIVENS_BINS
 from ltn_sudoku.logic.labels import resolve_techniques
+from ltn_sudoku.logic.load import load_model, shipped_checkpoint
 from ltn_sudoku.logic.metrics import accuracy
 from ltn_sudoku.logic.predict import LtnPredictor
 
@@ -92,9 +92,9 @@ def test_the_shipped_message_passing_model_answers_through_classify_board(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """classify-board with the message-passing checkpoint: on a dense puzzle its hasValue is the exact solver's
     unique solution (the shipped model solves 74 % of held-out 30-35-given puzzles; this one it solves)."""
-    from ltn_sudoku.board import Board
     from ltn_sudoku.cli import classify_board_main
     from ltn_sudoku.exact import count_solutions, solve
+    from ltn_sudoku.io import parse_board_text
     from ltn_sudoku.paths import CHECKPOINTS_DIR
 
     puzzle = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
@@ -103,7 +103,7 @@ def test_the_shipped_message_passing_model_answers_through_classify_board(
     checkpoint = CHECKPOINTS_DIR / "9x9_message_passing.pt"
     assert classify_board_main([str(path), "--checkpoint", str(checkpoint), "--json"]) in (0, None)
     answer = json.loads(capsys.readouterr().out)["ltn"]
-    board = Board.from_string(puzzle)
+    board = parse_board_text(puzzle)
     assert count_solutions(board, 2) == 1
     assert answer["checkpoint"].endswith("9x9_message_passing.pt") and answer["hasSolution"]["decision"] is True
     assert answer["solution"]["board"] == solve(board).to_line()

@@ -9,18 +9,16 @@ import pytest
 from ltn_sudoku.exact import solve
 from ltn_sudoku.techniques import als
 from ltn_sudoku.techniques.base import Finder
-from ltn_sudoku.techniques.reglib import load_cases
-from tests.techniques_helpers import (
+from ltn_sudoku.techniques.hodoku import hodoku_exemplars, load_cases
+from ltn_sudoku.techniques.soundness import (
     SINGLES,
     assert_sound,
-    hodoku_exemplars,
-    marked_grid,
-    mixed_corpus,
     run_pure,
     shared_puzzles,
     states_from_puzzle,
     walk_sound,
 )
+from tests.techniques_helpers import marked_grid, mixed_corpus
 
 FINDERS: dict[str, Finder] = {t.hodoku_codes[0]: t.finder for t in als.TECHNIQUES}
 

@@ -13,25 +13,21 @@ from functools import partial
 import pytest
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.candidates import CandidateGrid
+from ltn_sudoku.candidates import CandidateGrid, Step
 from ltn_sudoku.exact import solve
 from ltn_sudoku.io import read_boards
 from ltn_sudoku.paths import shared_file
 from ltn_sudoku.techniques import chains
-from ltn_sudoku.techniques.base import Step
-from ltn_sudoku.techniques.reglib import RegCase, case_finder, load_cases
-from tests.techniques_helpers import (
+from ltn_sudoku.techniques.hodoku import RegCase, case_finder, hodoku_exemplars, load_cases
+from ltn_sudoku.techniques.soundness import (
     SINGLES,
     assert_sound,
-    cell_index,
-    hodoku_exemplars,
-    marked_grid,
-    mixed_corpus,
     run_pure,
     shared_puzzles,
     states_from_puzzle,
     walk_sound,
 )
+from tests.techniques_helpers import cell_index, marked_grid, mixed_corpus
 
 BY_NAME = {t.name: t for t in chains.TECHNIQUES}
 GROUPED_FINDERS = (chains.find_grouped_continuous_nice_loops, chains.find_grouped_discontinuous_nice_loops,

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.candidates import CandidateGrid
-from ltn_sudoku.techniques.base import Step
+from ltn_sudoku.candidates import CandidateGrid, Step
 from ltn_sudoku.techniques.coloring import (
     TECHNIQUES,
     color_clusters,
@@ -17,17 +16,9 @@ from ltn_sudoku.techniques.coloring import (
     find_simple_colors_trap,
     find_simple_colors_wrap,
 )
-from ltn_sudoku.techniques.reglib import load_cases
-from tests.techniques_helpers import (
-    SINGLES,
-    hodoku_exemplars,
-    marked_grid,
-    mixed_corpus,
-    run_pure,
-    ssts_finders,
-    sweep_sound,
-    walk_sound,
-)
+from ltn_sudoku.techniques.hodoku import hodoku_exemplars, load_cases, ssts_finders
+from ltn_sudoku.techniques.soundness import SINGLES, run_pure, sweep_sound, walk_sound
+from tests.techniques_helpers import marked_grid, mixed_corpus
 
 FINDERS = [t.finder for t in TECHNIQUES]
 REGLIB_FLOORS: dict[str, float] = {"0500": 1.0, "0501": 1.0, "0502": 1.0, "0503": 1.0}

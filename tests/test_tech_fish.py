@@ -17,7 +17,8 @@ from ltn_sudoku.techniques.fish import (
     find_x_wings,
     line_patterns,
 )
-from tests.techniques_helpers import cell_index, marked_grid, mixed_corpus, run_pure, sweep_sound
+from ltn_sudoku.techniques.soundness import run_pure, sweep_sound
+from tests.techniques_helpers import cell_index, marked_grid, mixed_corpus
 
 FINDERS = [t.finder for t in fish.TECHNIQUES]
 FULL = "xxxxxxxxx"

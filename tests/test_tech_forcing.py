@@ -14,16 +14,9 @@ from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.exact import solve
 from ltn_sudoku.techniques import forcing
 from ltn_sudoku.techniques.base import Finder
-from ltn_sudoku.techniques.reglib import load_cases
-from tests.techniques_helpers import (
-    SINGLES,
-    assert_sound,
-    marked_grid,
-    mixed_corpus,
-    run_pure,
-    shared_puzzles,
-    states_from_puzzle,
-)
+from ltn_sudoku.techniques.hodoku import load_cases
+from ltn_sudoku.techniques.soundness import SINGLES, assert_sound, run_pure, shared_puzzles, states_from_puzzle
+from tests.techniques_helpers import marked_grid, mixed_corpus
 
 FINDERS: list[Finder] = [t.finder for t in forcing.TECHNIQUES]
 

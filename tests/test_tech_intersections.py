@@ -11,8 +11,9 @@ from ltn_sudoku.techniques.intersections import (
     find_locked_pairs,
     find_locked_triples,
 )
+from ltn_sudoku.techniques.soundness import run_pure, sweep_sound
 from ltn_sudoku.techniques.subsets import find_naked_pairs, find_naked_triples
-from tests.techniques_helpers import cell_index, marked_grid, mixed_corpus, run_pure, sweep_sound
+from tests.techniques_helpers import cell_index, marked_grid, mixed_corpus
 
 FINDERS = [t.finder for t in intersections.TECHNIQUES]
 FULL = "xxxxxxxxx"

@@ -23,7 +23,8 @@ from ltn_sudoku.techniques.links import (
     implications,
     link_graph,
 )
-from tests.techniques_helpers import marked_grid, mixed_corpus, states_from_puzzle
+from ltn_sudoku.techniques.soundness import states_from_puzzle
+from tests.techniques_helpers import marked_grid, mixed_corpus
 
 
 def _states(seed: int = 0) -> list[tuple[CandidateGrid, Board]]:

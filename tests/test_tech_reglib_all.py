@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from ltn_sudoku.techniques.hodoku import load_cases
 from ltn_sudoku.techniques.registry import all_techniques
-from ltn_sudoku.techniques.reglib import load_cases
 from scripts.bench_techniques import reglib_case_passes, reglib_techniques, run_reglib
 
 # code -> minimum pass rate; every implemented code passes all its cases today (docs/techniques.md)

@@ -1,7 +1,8 @@
 """HoDoKu's own test data for the basic families (singles to single-digit patterns).
 
 - Regression library: per technique code, the pass rate must not drop below what the finders reach today (FLOORS),
-  with the library's criterion (reglib.py) and with HoDoKu's stricter one (every step on the case's digits agrees).
+  with the library's criterion (ltn_sudoku/techniques/hodoku.py) and with HoDoKu's stricter one (every step on the
+  case's digits agrees).
 - Exemplars: puzzles HoDoKu solves with singles (or simple techniques) plus one named technique; our pipeline must
   solve them and use that technique on the way.
 Failing cases and divergences are listed with their reasons in docs/techniques_basic.md.
@@ -11,11 +12,20 @@ from __future__ import annotations
 
 import pytest
 
+from ltn_sudoku.candidates import Step
 from ltn_sudoku.techniques import fish, intersections, single_digit, singles, subsets
-from ltn_sudoku.techniques.base import Finder, Step, Technique
+from ltn_sudoku.techniques.base import Finder, Technique
+from ltn_sudoku.techniques.hodoku import (
+    SIAMESE_PARTS,
+    RegCase,
+    answering_techniques,
+    case_finder,
+    hodoku_exemplars,
+    load_cases,
+    ssts_finders,
+)
 from ltn_sudoku.techniques.registry import priority
-from ltn_sudoku.techniques.reglib import SIAMESE_PARTS, RegCase, answering_techniques, case_finder, load_cases
-from tests.techniques_helpers import hodoku_exemplars, ssts_finders, walk_sound
+from ltn_sudoku.techniques.soundness import walk_sound
 
 TECHNIQUES: list[Technique] = sorted(
     singles.TECHNIQUES + intersections.TECHNIQUES + subsets.TECHNIQUES + fish.TECHNIQUES + single_digit.TECHNIQUES,

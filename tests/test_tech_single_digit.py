@@ -14,7 +14,8 @@ from ltn_sudoku.techniques.single_digit import (
     find_two_string_kites,
     strong_links,
 )
-from tests.techniques_helpers import cell_index, marked_grid, mixed_corpus, run_pure, sweep_sound
+from ltn_sudoku.techniques.soundness import run_pure, sweep_sound
+from tests.techniques_helpers import cell_index, marked_grid, mixed_corpus
 
 FINDERS = [t.finder for t in single_digit.TECHNIQUES]
 

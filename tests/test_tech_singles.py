@@ -6,14 +6,16 @@ import pytest
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid
+from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.techniques.singles import TECHNIQUES, find_full_houses, find_hidden_singles, find_naked_singles
-from tests.techniques_helpers import mixed_corpus, run_pure, sweep_sound, walk_sound
+from ltn_sudoku.techniques.soundness import run_pure, sweep_sound, walk_sound
+from tests.techniques_helpers import mixed_corpus
 
 FINDERS = [t.finder for t in TECHNIQUES]
 
 
 def _grid(rows: list[str]) -> CandidateGrid:
-    return CandidateGrid.from_board(Board.from_string("\n".join(rows)))
+    return CandidateGrid.from_board(parse_board_text("\n".join(rows)))
 
 
 EMPTY_ROWS = ["........."] * 9
@@ -66,10 +68,10 @@ def test_no_single_on_an_empty_board() -> None:
 
 
 def test_singles_on_4x4_and_16x16() -> None:
-    small = CandidateGrid.from_board(Board.from_string("1...\n..1.\n...1\n...."))
+    small = CandidateGrid.from_board(parse_board_text("1...\n..1.\n...1\n...."))
     assert [s.text for s in find_hidden_singles(small)] == ["Hidden Single: r4c2=1"]
     assert small.count(13) == 4
-    assert [s.text for s in find_naked_singles(CandidateGrid.from_board(Board.from_string("123.\n....\n....\n....")))] \
+    assert [s.text for s in find_naked_singles(CandidateGrid.from_board(parse_board_text("123.\n....\n....\n....")))] \
         == ["Naked Single: r1c4=4"]
     values = [0] * 256
     values[:15] = range(1, 16)

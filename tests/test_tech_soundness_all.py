@@ -11,9 +11,9 @@ import random
 import pytest
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.candidates import CandidateGrid
+from ltn_sudoku.candidates import CandidateGrid, Step
 from ltn_sudoku.engine import Engine
-from ltn_sudoku.techniques.base import Step, Technique
+from ltn_sudoku.techniques.base import Technique
 from ltn_sudoku.techniques.registry import all_techniques, resolve
 from scripts.bench_techniques import CORPORA, SoundnessTally, run_soundness, sweep_puzzle
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ltn_sudoku.techniques import intersections, singles, subsets
+from ltn_sudoku.techniques.soundness import run_pure, sweep_sound
 from ltn_sudoku.techniques.subsets import (
     find_hidden_pairs,
     find_hidden_quadruples,
@@ -14,7 +15,7 @@ from ltn_sudoku.techniques.subsets import (
     find_naked_triples,
     small_unions,
 )
-from tests.techniques_helpers import cell_index, marked_grid, mixed_corpus, run_pure, sweep_sound
+from tests.techniques_helpers import cell_index, marked_grid, mixed_corpus
 
 FINDERS = [t.finder for t in subsets.TECHNIQUES]
 FULL = "xxxxxxxxx"

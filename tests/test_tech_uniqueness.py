@@ -9,7 +9,9 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.exact import count_solutions
 from ltn_sudoku.techniques import coloring, wings
-from ltn_sudoku.techniques.reglib import load_cases
+from ltn_sudoku.techniques.hodoku import SSTS_NAMES, hodoku_exemplars, load_cases, ssts_finders
+from ltn_sudoku.techniques.soundness import SINGLES, run_pure, sweep_sound, walk_sound
+from tests.techniques_helpers import marked_grid, mixed_corpus
 from ltn_sudoku.techniques.uniqueness import (
     TECHNIQUES,
     find_avoidable_rectangles_1,
@@ -22,17 +24,6 @@ from ltn_sudoku.techniques.uniqueness import (
     find_unique_rectangles_4,
     find_unique_rectangles_5,
     find_unique_rectangles_6,
-)
-from tests.techniques_helpers import (
-    SINGLES,
-    SSTS_NAMES,
-    hodoku_exemplars,
-    marked_grid,
-    mixed_corpus,
-    run_pure,
-    ssts_finders,
-    sweep_sound,
-    walk_sound,
 )
 
 FINDERS = [t.finder for t in TECHNIQUES]

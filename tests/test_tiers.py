@@ -12,7 +12,9 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.engine import Engine
 from ltn_sudoku.exact import count_solutions_batch, solve
 from ltn_sudoku.generate import generate
+from ltn_sudoku.techniques.hodoku import hodoku_exemplars
 from ltn_sudoku.techniques.registry import FAMILY_MODULES
+from ltn_sudoku.techniques.soundness import shared_puzzles
 from ltn_sudoku.tiers import (
     TIER_FAMILIES,
     TIER_NAMES,
@@ -25,7 +27,6 @@ from ltn_sudoku.tiers import (
     tier_techniques,
     tiers,
 )
-from tests.techniques_helpers import hodoku_exemplars, shared_puzzles
 
 SINGLE_NAMES = ["Full House", "Naked Single", "Hidden Single"]
 # HoDoKu exemplars 's <tag> s': singles stall, one technique of the tag, then singles finish. HoDoKu tries every

@@ -14,6 +14,7 @@ from omegaconf import DictConfig
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.cli import build_parser, run_command
+from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.logic.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.evaluate import evaluate
 from ltn_sudoku.logic.predict import LtnPredictor
@@ -68,7 +69,7 @@ def test_checkpoint_to_evaluate_to_predict(trained: Path, tmp_path: Path) -> Non
                              "evaluate.eval_steps=7"))
     assert longer["checkpoint/eval_steps"] == 7
     predictor = LtnPredictor.load(trained / "best.pt")
-    open_board, closed_board = Board.from_string("1.3....2.1......"), Board.from_string("1234341221434321")
+    open_board, closed_board = parse_board_text("1.3....2.1......"), parse_board_text("1234341221434321")
     answers = predictor.answer_batch([open_board, closed_board])
     assert answers == [predictor.answer(open_board), predictor.answer(closed_board)]
     first, second = answers

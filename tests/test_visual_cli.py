@@ -11,6 +11,7 @@ import pytest
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.cli import build_parser, run_command
+from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.logic.schema import compose_config
 from ltn_sudoku.logic.visual.data import build_data
 from ltn_sudoku.logic.visual.train import train_visual
@@ -43,11 +44,11 @@ def test_closed_visual_board(tmp_path: Path, trained: tuple[Path, object], capsy
     assert status == 0
     report = json.loads(out)
     visual = report["visual"]
-    read = Board.from_string(visual["read"])
+    read = parse_board_text(visual["read"])
     assert read.is_closed and 0 <= visual["is_correct"] <= 1 and visual["valid"] == (visual["is_correct"] > 0.5)
     assert report["valid"] == read.is_valid_solution  # Q1 ran on the read board, exactly
     decoded = visual["map_decoding"]  # the trained run stored its τ in best.pt
-    assert decoded["grid"] is None or Board.from_string(decoded["grid"]).is_valid_solution
+    assert decoded["grid"] is None or parse_board_text(decoded["grid"]).is_valid_solution
     assert decoded["valid"] == (decoded["margin"] is not None and decoded["margin"] >= -decoded["tau"])
     assert (decoded["margin"] == 0) == read.is_valid_solution  # margin 0 exactly when the reading itself is valid
     status, text, _ = classify(capsys, str(path), "--visual-checkpoint", str(checkpoint), "--no-ltn")
@@ -101,7 +102,7 @@ def test_shipped_visual_4x4_reads_held_out_boards(tmp_path: Path, capsys: pytest
         status, out, _ = classify(capsys, str(path), "--visual-checkpoint", "checkpoints/visual_4x4.pt", "--json",
                                   "--no-ltn", "--no-heuristics")
         report = json.loads(out)
-        read = np.array(Board.from_string(report["visual"]["read"]).values)
+        read = np.array(parse_board_text(report["visual"]["read"]).values)
         right += int((read == boards.digits[i]).sum())
         assert status == 0 and report["valid"] == Board(read.tolist(), 4).is_valid_solution
     assert right >= 0.9 * boards.digits.size

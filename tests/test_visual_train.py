@@ -13,8 +13,10 @@ import pytest
 import torch
 from omegaconf import DictConfig
 
-from ltn_sudoku.logic.checkpoint import load_checkpoint, load_model
+from ltn_sudoku.logic.checkpoint import load_checkpoint
+
 from ltn_sudoku.logic.config_check import check_command_line, check_config
+from ltn_sudoku.logic.load import load_model
 from ltn_sudoku.logic.schema import compose_config
 from ltn_sudoku.logic.train import train
 from ltn_sudoku.logic.visual.boards import VisualBoards

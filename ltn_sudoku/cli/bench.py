@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import runpy
 
 from ltn_sudoku.cli import UsageError
+from ltn_sudoku.paths import REPO_ROOT
+
+BENCH_SCRIPT = REPO_ROOT / "scripts" / "bench_exact.py"  # benchmarks live in scripts/, beside the data they read
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -23,12 +27,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ltn_sudoku.exact._bench import bench_all
-
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
     if any(not 3 <= k <= 9 for k in args.ranks):
         raise UsageError("--ranks takes box sizes 3 .. 9 (the generalized files: 9x9 .. 81x81)")
-    bench_all(quick=True, repeats=1, limit=args.limit, pure_count=200, dlx_count=100, ranks=args.ranks,
-              generalized_limit=20, pure_cap=2.0, generalized_pure_count=3)
-    return 0
+    if not BENCH_SCRIPT.is_file():
+        raise UsageError(f"{BENCH_SCRIPT} not found: `ltn-sudoku bench` runs the benchmark script of a clone of the "
+                         "repository")
+    main = runpy.run_path(str(BENCH_SCRIPT), run_name="bench_exact")["main"]
+    return main(["--quick", "--limit", str(args.limit), "--ranks", *map(str, args.ranks)])

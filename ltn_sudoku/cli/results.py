@@ -14,7 +14,7 @@ from types import TracebackType
 from typing import IO, Iterable, Mapping
 
 from ltn_sudoku.cli import UsageError
-from ltn_sudoku.io import _umask
+from ltn_sudoku.io.writers import _umask
 
 BASE_COLUMNS: tuple[str, ...] = (
     "index", "line", "id", "size", "board", "givens", "closed", "valid", "conflicts", "solvable", "solutions",

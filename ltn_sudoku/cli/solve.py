@@ -7,11 +7,10 @@ import argparse
 import json
 from pathlib import Path
 
-from ltn_sudoku.board import Board
 from ltn_sudoku.cli import UsageError
 from ltn_sudoku.cli.common import add_device_argument, add_input_arguments, out_format, progress, read_input, write_results
 from ltn_sudoku.engine import Engine, SolveResult
-from ltn_sudoku.io import BoardRecord
+from ltn_sudoku.io import BoardRecord, parse_board_text
 from ltn_sudoku.memory import MemoryTracker
 
 
@@ -140,7 +139,7 @@ def run_ltn(args: argparse.Namespace) -> int:
                 continue
             line = (f"{title}: LTN-guided search {data['verdict']} after {data['nodes']} refined boards "
                     f"({data['branches']} branchings, {data['cpu_seconds']} CPU s)")
-            print(line + (f"\n{Board.from_string(str(data['solution'])).draw()}" if data["solution"] else "") + "\n",
+            print(line + (f"\n{parse_board_text(str(data['solution'])).draw()}" if data["solution"] else "") + "\n",
                   flush=True)
     if out_kind is not None:
         write_results(args.out, out_kind, results)

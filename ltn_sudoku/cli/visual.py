@@ -84,7 +84,9 @@ def read_visual_board(path: Path, checkpoint: Path, device: str = "cpu") -> tupl
     """The board the visual checkpoint reads from the cell images in `path`, and its section of the report."""
     import torch
 
-    from ltn_sudoku.logic.checkpoint import CheckpointError, load_model
+    from ltn_sudoku.logic.checkpoint import CheckpointError
+
+    from ltn_sudoku.logic.load import load_model
     from ltn_sudoku.logic.device import device_of, to_numpy
 
     images = load_cells(path)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ltn_sudoku.board import geometry
+from ltn_sudoku.exact import random_solutions
 
 SPARSE_SIZES: tuple[int, ...] = (16, 25, 36, 49)
 KEEP_RANGE: tuple[float, float] = (0.30, 0.50)
@@ -31,8 +32,6 @@ def _change_one_given(grid: np.ndarray, n: int, rng: np.random.Generator) -> boo
 def sparse_boards(n: int, count: int, seed: int, changed_every: int = 3) -> tuple[np.ndarray, np.ndarray]:
     """(boards (count, n*n) int32, changed (count,) bool): random grids keeping 30-50 % of their cells; boards
     i with i % changed_every == changed_every - 1 have one given changed (consistent givens, mostly no solution)."""
-    from ltn_sudoku.exact import random_solutions
-
     rng = np.random.default_rng([seed, n])
     boards = random_solutions(n, count, seed)
     changed = np.zeros(count, bool)

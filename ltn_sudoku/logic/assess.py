@@ -1,4 +1,5 @@
-"""Metrics of a model against the symbolic oracle, per question (DESIGN.md §6), shared by validation and evaluation.
+"""Metrics of a model against the symbolic oracle, per question (docs/design.md §7.2), shared by validation and
+evaluation.
 
 Ground truth always comes from the symbolic side: the generators' labels (checked by the exact solver), the exact
 solver's counts after each move, the technique finders' labels, and the rules themselves for solved boards.

@@ -1,4 +1,4 @@
-"""The knowledge base of DESIGN.md §5, written with LTNtorch connectives and quantifiers.
+"""The knowledge base of docs/design.md §7.1, written with LTNtorch connectives and quantifiers.
 
 Every axiom is returned open in the board variable b (one truth value per board of the batch), so the same formulas
 give the training loss (∀b, then SatAgg), isCorrect (per board, on a closed board's own digits) and the features of
@@ -69,7 +69,7 @@ def satisfaction(ops: Operators, per_board: dict[str, LTNObject]) -> dict[str, t
 
 
 def _forall_boards(ops: Operators, truth: LTNObject) -> torch.Tensor:
-    b = ltn.Variable("b", torch.arange(truth.value.shape[0], device=truth.value.device))
+    b = index_variable("b", torch.arange(truth.value.shape[0], device=truth.value.device))
     return ops.forall([b], LTNObject(truth.value.float(), list(truth.free_vars))).value
 
 

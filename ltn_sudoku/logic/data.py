@@ -3,7 +3,7 @@
 A BoardSet holds whole datasets as a few tensors (puzzles, solutions, class labels, technique labels), so that a batch
 is an index into them, never a Python list of boards. Sources:
 - the generators (ltn_sudoku.generate): the four classes, reproducible by seed;
-- the public Kaggle CSVs (a file or a folder) read and verified by ltn_sudoku.kaggle: open solvable puzzles with their
+- the public Kaggle CSVs (a file or a folder) read and verified by ltn_sudoku.io.kaggle: open solvable puzzles with their
   solutions, `kinds` = the Kaggle set ("1M", "9M", "3M"), `difficulty` = the 3M rating;
 - solving states for recommendsHeuristic: puzzles, the same puzzles after every single has been placed, and puzzles
   with part of their solution filled in, so that each technique both applies and does not apply often enough to learn.
@@ -26,11 +26,11 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.engine import Engine
 from ltn_sudoku.generate import CLASSES, LabelledBoard, generate
 from ltn_sudoku.io import FormatError
-from ltn_sudoku.kaggle import KaggleReader
+from ltn_sudoku.io.kaggle import KaggleReader
+from ltn_sudoku.io.split import DEFAULT_FRACTIONS, SPLITS, splits_of
 from ltn_sudoku.logic.device import to_list, to_numpy
 from ltn_sudoku.logic.labels import resolve_techniques, technique_labels
 from ltn_sudoku.logic.model import ModelConfig
-from ltn_sudoku.split import DEFAULT_FRACTIONS, SPLITS, splits_of
 from ltn_sudoku.techniques.base import Technique
 
 CLASS_INDEX: dict[str, int] = {label: i for i, label in enumerate(CLASSES)}
@@ -162,7 +162,7 @@ def kaggle(path: str | os.PathLike[str], n: int, limit: int | None = None, split
            fractions: Sequence[float] = DEFAULT_FRACTIONS, skip_bad: bool = False) -> BoardSet:
     """Open solvable puzzles of the Kaggle CSVs at `path` (a file or a folder, every row verified), the first `limit`.
 
-    `split` keeps only the rows of one fixed split ("train", "val" or "test", see ltn_sudoku.split). A puzzle read
+    `split` keeps only the rows of one fixed split ("train", "val" or "test", see ltn_sudoku.io.split). A puzzle read
     twice (the 3M copies overlap) is kept once, first file first. `kinds` holds each row's Kaggle set name,
     `difficulty` its 3M rating (NaN where the file has none); `skip_bad` skips (and logs) rows that fail verification.
     """
@@ -260,7 +260,7 @@ def build_splits(cfg: DictConfig, model_config: ModelConfig) -> Splits:
     givens = OmegaConf.to_container(d.givens) if d.givens is not None else None
     train_solvable = generated(n, "open_solvable", int(d.train.solvable), seed, givens)
     val_solvable = generated(n, "open_solvable", int(d.val.solvable), seed + 1, givens)
-    if d.kaggle_path:  # real rows join the generated ones, each from its own fixed split (ltn_sudoku.split)
+    if d.kaggle_path:  # real rows join the generated ones, each from its own fixed split (ltn_sudoku.io.split)
         train_solvable = BoardSet.concat(
             [train_solvable, kaggle_sample(d.kaggle_path, "train", int(d.kaggle_rows.train), seed)])
         val_solvable = BoardSet.concat(

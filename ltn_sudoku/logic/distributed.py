@@ -137,6 +137,8 @@ def gather_boards(tensor: torch.Tensor) -> torch.Tensor:
     Differentiable when `tensor` requires grad: the backward sums every process's gradient of the gathered tensor into
     the part each process contributed. Every process must call it in the same order (the objective does).
     """
+    if dist.get_world_size() == 1:  # one process (torchrun on one GPU): nothing to gather, and no host sync
+        return tensor
     length = torch.tensor([tensor.shape[0]], device=tensor.device)
     sizes = to_list(_AllGather.apply(length).flatten())
     padded = torch.cat([tensor, tensor.new_zeros(max(sizes) - tensor.shape[0], *tensor.shape[1:])])

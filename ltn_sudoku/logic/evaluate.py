@@ -1,8 +1,8 @@
 """The evaluation of a board model: `evaluate(cfg)` (the entry point `python -m ltn_sudoku.evaluate model=9x9
 [checkpoint=PATH]` is ltn_sudoku/evaluate.py).
 
-Every metric of DESIGN.md §6 on held-out boards (generated with evaluate.seed, and any board that also occurs in the
-checkpoint's training data removed), with the symbolic engine as the oracle; written to metrics.json and TensorBoard
+Every metric of docs/design.md §7.2 on held-out boards (generated with evaluate.seed, and any board that also occurs in
+the checkpoint's training data removed), with the symbolic engine as the oracle; written to metrics.json and TensorBoard
 in the run folder. `evaluate(cfg)` is the plain function tests call.
 """
 
@@ -26,11 +26,11 @@ from ltn_sudoku.io import atomic_write_text, read_boards
 from ltn_sudoku.logic import data
 from ltn_sudoku.logic import assess, reasoning
 from ltn_sudoku.logic.axioms import no_solution
-from ltn_sudoku.logic.checkpoint import load_model, shipped_checkpoint
 from ltn_sudoku.logic.data import build_splits
 from ltn_sudoku.logic.device import device_of, to_list, to_numpy
 from ltn_sudoku.logic.grounding import one_hot_givens
 from ltn_sudoku.logic.labels import resolve_techniques
+from ltn_sudoku.logic.load import load_model, shipped_checkpoint
 from ltn_sudoku.logic.metrics import accuracy, balanced_accuracy, reliability
 from ltn_sudoku.logic.model import ModelConfig, describe_inputs
 from ltn_sudoku.logic.runtime import configure_torch, run_directory

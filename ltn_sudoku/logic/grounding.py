@@ -54,8 +54,17 @@ class TablePredicate:
 
 
 def index_variable(label: str, indices: torch.Tensor) -> ltn.Variable:
-    """An LTN variable whose individuals are the integer ids in `indices`."""
-    return ltn.Variable(label, indices.reshape(-1).long(), add_batch_dim=True)
+    """An LTN variable whose individuals are the integer ids in `indices`, on the device of `indices`.
+
+    LTNtorch moves every variable to its process-wide `ltn.device`, which defaults to CUDA whenever a GPU is present:
+    a model answering on the CPU of a GPU machine (classify-board's default) would index CPU tables with CUDA ids.
+    LTNtorch's setting is pointed at the individuals' device while the variable is made, so the model's device decides."""
+    process_wide = ltn.device
+    ltn.device = indices.device
+    try:
+        return ltn.Variable(label, indices.reshape(-1).long(), add_batch_dim=True)
+    finally:
+        ltn.device = process_wide
 
 
 def encode_boards(boards: Sequence[Board], n: int, device: torch.device | str = "cpu") -> torch.Tensor:

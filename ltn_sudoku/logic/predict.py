@@ -25,9 +25,10 @@ from typing import Any, Iterator, Sequence
 import torch
 
 from ltn_sudoku.board import Board, geometry
-from ltn_sudoku.logic.checkpoint import CheckpointError, load_model, shipped_checkpoint
+from ltn_sudoku.logic.checkpoint import CheckpointError
 from ltn_sudoku.logic.device import device_of, to_list, to_numpy
 from ltn_sudoku.logic.grounding import encode_boards, one_hot_givens
+from ltn_sudoku.logic.load import load_model, shipped_checkpoint
 from ltn_sudoku.logic.inference import (
     candidate_moves,
     dead_end_probabilities,

@@ -27,14 +27,13 @@ from ltn_sudoku.logic.hasvalue import HAS_VALUE_KINDS
 from ltn_sudoku.logic.model import SOLUTION_INPUTS
 from ltn_sudoku.logic.operators import FAMILIES
 from ltn_sudoku.logic.visual.model import VISUAL_AXIOMS
+from ltn_sudoku.logic.visual.train import VISUAL_MONITORS
 from ltn_sudoku.paths import CONF_DIR
 
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
 LR_SCHEDULES: tuple[str, ...] = ("constant", "cosine")
 MONITORS: tuple[str, ...] = ("val/score", "val/solve/board_accuracy", "val/has_solution/accuracy",
                              "val/heuristics/macro_f1", "val/loss")
-# train.monitor of a visual model: isCorrect's validation board accuracy (learned) or the reader + MAP decoding's
-VISUAL_MONITORS: tuple[str, ...] = ("val/board_accuracy", "val/map_decoding/board_accuracy")
 
 
 @dataclass(frozen=True)

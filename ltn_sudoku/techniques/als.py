@@ -22,8 +22,8 @@ from functools import cached_property
 from typing import Callable, Iterable
 
 from ltn_sudoku.board import Geometry, iter_bits
-from ltn_sudoku.candidates import CandidateGrid, mask_digits
-from ltn_sudoku.techniques.base import Assignment, Step, Technique, make_step
+from ltn_sudoku.candidates import Assignment, CandidateGrid, Step, mask_digits
+from ltn_sudoku.techniques.base import Technique, make_step
 from ltn_sudoku.techniques.cache import StateCache, state_key
 from ltn_sudoku.techniques.links import almost_locked_sets
 

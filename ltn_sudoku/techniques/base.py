@@ -1,4 +1,5 @@
-"""What every technique returns (Step) and how a technique is described (Technique).
+"""How a technique is described (Technique) and how its Steps are written (make_step); Step itself sits beside
+the candidate grid it applies to (ltn_sudoku.candidates).
 
 A finder is a plain function ``finder(grid: CandidateGrid) -> list[Step]``: it reads the grid, never mutates it,
 and returns every distinct step it finds (empty list when it does not apply). Each step must be sound on its own:
@@ -12,36 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from ltn_sudoku.board import Geometry
-from ltn_sudoku.candidates import CandidateGrid
-
-Assignment = tuple[int, int]  # (cell, digit), 0-based cell, 1-based digit
-
-
-@dataclass(frozen=True)
-class Step:
-    """One deduction: what it places and eliminates, the pattern it rests on, and a one-line explanation."""
-
-    technique: str
-    placements: tuple[Assignment, ...] = ()
-    eliminations: tuple[Assignment, ...] = ()
-    cells: tuple[int, ...] = ()
-    digits: tuple[int, ...] = ()
-    units: tuple[int, ...] = ()
-    text: str = ""
-
-    @property
-    def progress(self) -> bool:
-        return bool(self.placements or self.eliminations)
-
-    def as_dict(self, geo: Geometry) -> dict[str, object]:
-        """JSON-ready: placements / eliminations as 0-based [row, col, digit] triples."""
-        return {
-            "technique": self.technique,
-            "placements": [[geo.row[c], geo.col[c], d] for c, d in self.placements],
-            "eliminations": [[geo.row[c], geo.col[c], d] for c, d in self.eliminations],
-            "text": self.text,
-        }
-
+from ltn_sudoku.candidates import Assignment, CandidateGrid, Step
 
 Finder = Callable[[CandidateGrid], list[Step]]
 

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from ltn_sudoku.board import iter_bits
-from ltn_sudoku.candidates import CandidateGrid
-from ltn_sudoku.techniques.base import Assignment, Step, Technique, make_step
+from ltn_sudoku.candidates import Assignment, CandidateGrid, Step
+from ltn_sudoku.techniques.base import Technique, make_step
 from ltn_sudoku.techniques.cache import StateCache, state_key
 from ltn_sudoku.techniques.links import (
     DEFAULT_MAX_LINKS,

@@ -12,8 +12,8 @@ from collections import defaultdict
 from functools import lru_cache
 
 from ltn_sudoku.board import geometry, iter_bits
-from ltn_sudoku.candidates import CandidateGrid
-from ltn_sudoku.techniques.base import Step, Technique, make_step
+from ltn_sudoku.candidates import CandidateGrid, Step
+from ltn_sudoku.techniques.base import Technique, make_step
 
 Cluster = tuple[int, int]  # (cells of colour 1, cells of colour 2) for one digit
 

@@ -16,8 +16,8 @@ from itertools import combinations
 from typing import Iterator, Sequence
 
 from ltn_sudoku.board import Geometry, iter_bits
-from ltn_sudoku.candidates import CandidateGrid
-from ltn_sudoku.techniques.base import Step, Technique, make_step
+from ltn_sudoku.candidates import CandidateGrid, Step
+from ltn_sudoku.techniques.base import Technique, make_step
 from ltn_sudoku.techniques.cache import StateCache, state_key
 from ltn_sudoku.techniques.subsets import pruned_choices, small_unions
 

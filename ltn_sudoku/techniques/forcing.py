@@ -33,9 +33,9 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ltn_sudoku.board import Geometry, iter_bits
-from ltn_sudoku.candidates import CandidateGrid
+from ltn_sudoku.candidates import Assignment, CandidateGrid, Step
 from ltn_sudoku.exact.kernel import cached_njit
-from ltn_sudoku.techniques.base import Assignment, Step, Technique, make_step
+from ltn_sudoku.techniques.base import Technique, make_step
 from ltn_sudoku.techniques.cache import StateCache, state_key
 
 # contradiction kinds written by the kernel into info[0]

@@ -13,8 +13,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ltn_sudoku.board import geometry, iter_bits
-from ltn_sudoku.candidates import CandidateGrid
-from ltn_sudoku.techniques.base import Step, Technique, make_step
+from ltn_sudoku.candidates import CandidateGrid, Step
+from ltn_sudoku.techniques.base import Technique, make_step
 from ltn_sudoku.techniques.subsets import naked_subset_step, naked_subsets
 
 POINTING = "Locked Candidates Type 1 (Pointing)"

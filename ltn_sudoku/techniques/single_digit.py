@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from ltn_sudoku.board import iter_bits
-from ltn_sudoku.candidates import CandidateGrid
-from ltn_sudoku.techniques.base import Step, Technique, make_step
+from ltn_sudoku.candidates import CandidateGrid, Step
+from ltn_sudoku.techniques.base import Technique, make_step
 
 StrongLink = tuple[int, int, int]  # (cell, cell, unit)
 

@@ -6,8 +6,8 @@ first unit found (boxes first, then rows, then columns, as HoDoKu names them).
 
 from __future__ import annotations
 
-from ltn_sudoku.candidates import CandidateGrid
-from ltn_sudoku.techniques.base import Step, Technique, make_step
+from ltn_sudoku.candidates import CandidateGrid, Step
+from ltn_sudoku.techniques.base import Technique, make_step
 
 
 def _unit_order(n: int) -> list[int]:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
 from ltn_sudoku.board import Geometry, iter_bits
-from ltn_sudoku.candidates import CandidateGrid, mask_digits
-from ltn_sudoku.techniques.base import Assignment, Step, Technique, make_step
+from ltn_sudoku.candidates import Assignment, CandidateGrid, Step, mask_digits
+from ltn_sudoku.techniques.base import Technique, make_step
 
 SUBSET_NAMES: dict[int, str] = {2: "Pair", 3: "Triple", 4: "Quadruple"}
 

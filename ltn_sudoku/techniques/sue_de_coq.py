@@ -17,8 +17,8 @@ from operator import or_
 from typing import Iterator
 
 from ltn_sudoku.board import Geometry, iter_bits
-from ltn_sudoku.candidates import CandidateGrid, mask_digits
-from ltn_sudoku.techniques.base import Assignment, Step, Technique, make_step
+from ltn_sudoku.candidates import Assignment, CandidateGrid, Step, mask_digits
+from ltn_sudoku.techniques.base import Technique, make_step
 
 
 def default_max_cells(n: int) -> int:

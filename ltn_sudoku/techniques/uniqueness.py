@@ -14,8 +14,8 @@ from functools import lru_cache
 from typing import Iterator, NamedTuple
 
 from ltn_sudoku.board import geometry, iter_bits
-from ltn_sudoku.candidates import CandidateGrid
-from ltn_sudoku.techniques.base import Step, Technique, make_step
+from ltn_sudoku.candidates import CandidateGrid, Step
+from ltn_sudoku.techniques.base import Technique, make_step
 
 UR3_MAX_EXTRA_CELLS = 4  # largest naked subset (besides the rectangle's pair) searched by Uniqueness Test 3
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from itertools import combinations
 
 from ltn_sudoku.board import iter_bits
-from ltn_sudoku.candidates import CandidateGrid, mask_digits
-from ltn_sudoku.techniques.base import Step, Technique, make_step
+from ltn_sudoku.candidates import CandidateGrid, Step, mask_digits
+from ltn_sudoku.techniques.base import Technique, make_step
 from ltn_sudoku.techniques.coloring import conjugate_pairs
 
 WXYZ_DIGITS = 4  # digits of a WXYZ-Wing, and the most candidates one of its cells may hold

@@ -30,7 +30,6 @@ from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.device import device_of, to_numpy
 from ltn_sudoku.logic.operators import Operators, build_operators
 from ltn_sudoku.logic.runtime import configure_torch, run_directory
-from ltn_sudoku.logic.schema import VISUAL_MONITORS
 from ltn_sudoku.logic.visual.abduce import NO_GRID, SELF_TRAIN_FROM, abduced_grids, abduced_satisfaction
 from ltn_sudoku.logic.visual.baselines import minibatches, read_probabilities
 from ltn_sudoku.logic.visual.boards import BoardImages
@@ -40,6 +39,8 @@ from ltn_sudoku.logic.visual.evaluate import BoardScores, best_permutation, conf
 from ltn_sudoku.logic.visual.model import VisualConfig, VisualLtn
 
 LOG = logging.getLogger(__name__)
+# train.monitor: model selection by isCorrect's validation board accuracy (learned) or by the reader + MAP decoding's
+VISUAL_MONITORS: tuple[str, ...] = ("val/board_accuracy", "val/map_decoding/board_accuracy")
 MONITOR_TIME_LIMIT = 0.25  # CPU seconds of RC2 per validation board when monitoring MAP decoding
 
 

@@ -1,6 +1,7 @@
-"""The HoDoKu regression library: one test case per line, a candidate grid and the exact effect a technique must find.
+"""HoDoKu's two test files, read: the regression library (exact effects) and the exemplars (realistic puzzles).
 
-Line format (see ../shared/data/SOURCES.md): ``:<code[-variant|-x]>:<digits>:<grid>:<deleted>:<eliminations>:
+The regression library: one test case per line, a candidate grid and the exact effect a technique must find. Line
+format (see ../shared/data/SOURCES.md): ``:<code[-variant|-x]>:<digits>:<grid>:<deleted>:<eliminations>:
 <placements>:<extra>:``. A case passes when one step of the finder has exactly the expected placements and
 eliminations; a ``-x`` case passes when the finder finds nothing. HoDoKu merges some pairs of steps into one: siamese
 fish (codes 03xx1: two fish on one base), dual 2-String Kites (0404) and dual Empty Rectangles (0405). Our finders
@@ -10,21 +11,28 @@ candidates (0707-1, 0710-1, 0710-3): a placement counts as exactly those deletio
 
 `case_finder` sets the options HoDoKu's own regression tester sets for some cases: both fish of a size for siamese
 codes, two-candidate Empty Rectangles (0402-1, 0405) and ALS nodes in grouped chains (0709-2, 0710-3/4, 0711-3/4).
+
+The exemplars (`hodoku_exemplars(tag)`): HoDoKu's realistic puzzles for one technique, with the technique sets a
+solver needs before and after it (`ssts_finders()`: the 'ssts' set). Tests and scripts/bench_tiers.py read both.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.candidates import CandidateGrid
-from ltn_sudoku.paths import SHARED_DATA
-from ltn_sudoku.techniques.base import Assignment, Finder, Step, Technique
+from ltn_sudoku.candidates import Assignment, CandidateGrid, Step
+from ltn_sudoku.io import parse_board_text
+from ltn_sudoku.paths import SHARED_DATA, shared_file
+from ltn_sudoku.techniques import coloring, fish, intersections, singles, subsets, wings
+from ltn_sudoku.techniques.base import Finder, Technique
 
 DEFAULT_PATH = SHARED_DATA / "techniques" / "hodoku_reglib-1.3.txt"
+EXEMPLARS_FILE = "techniques/hodoku_exemplars-1.0.txt"  # relative to the shared data (paths.shared_file)
 # A siamese fish joins two fish on one base, finned or sashimi alike: its finder is both finders of that size.
 SIAMESE_PARTS: dict[str, tuple[str, str]] = {
     "03111": ("0311", "0321"),
@@ -173,3 +181,43 @@ def load_cases(path: Path | str = DEFAULT_PATH, codes: Iterable[str] | None = No
             if wanted is None or case.code in wanted:
                 cases.append(case)
     return cases
+
+
+# ---- the exemplars -------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Exemplar:
+    """A puzzle of HoDoKu's exemplar file: solvable with the `before` set, then the technique `tag` (HoDoKu counted
+    `amount` for it), then the `after` set. Sets: 's' singles, 'ssts' Simple Sudoku's technique set, 'x' harder."""
+
+    puzzle: Board
+    before: str
+    tag: str
+    amount: int
+    after: str
+
+
+def hodoku_exemplars(tag: str) -> list[Exemplar]:
+    """The exemplars of one technique by HoDoKu's short tag ('xy', 'u1', 'hr', 'sc', ...), from lines like
+    '<puzzle> # s xy(5) s' (comment and library lines of the file are skipped)."""
+    found = []
+    for line in shared_file(EXEMPLARS_FILE).read_text(encoding="utf-8").splitlines():
+        puzzle, _, tags = line.partition("#")
+        match = re.fullmatch(r"\s*(\w+)\s+([a-z0-9]+)\((\d+)\)\s+(\w+)\s*", tags)
+        if puzzle.strip() and match and match.group(2) == tag:
+            before, _, amount, after = match.groups()
+            found.append(Exemplar(parse_board_text(puzzle.strip()), before, tag, int(amount), after))
+    return found
+
+
+SSTS_NAMES: tuple[str, ...] = (
+    "Full House", "Naked Single", "Hidden Single", "Locked Pair", "Locked Triple",
+    "Locked Candidates Type 1 (Pointing)", "Locked Candidates Type 2 (Claiming)", "Naked Pair", "Naked Triple",
+    "Hidden Pair", "Hidden Triple", "Naked Quadruple", "Hidden Quadruple", "X-Wing", "Swordfish", "Jellyfish",
+    "XY-Wing", "Simple Colors Trap", "Simple Colors Wrap", "Multi-Colors 1", "Multi-Colors 2",
+)
+
+
+def ssts_finders() -> list[Finder]:
+    """The finders of HoDoKu's 'ssts' set (Simple Sudoku's techniques), easiest first, as the exemplars use it."""
+    by_name = {t.name: t.finder for m in (singles, intersections, subsets, fish, wings, coloring) for t in m.TECHNIQUES}
+    return [by_name[name] for name in SSTS_NAMES]

@@ -1,18 +1,8 @@
-"""Readers and writers for every board format, with auto-detection and errors that point at file:line:column.
+"""Readers for every board format (see ltn_sudoku.io), with auto-detection and errors that point at file:line:column.
 
-Formats (DESIGN.md §2):
-- ``line``: one board per line, one character per cell (n <= 9) or two decimal characters per cell (any n);
-  ``.`` or ``0`` empty; ``#`` comments and blank lines skipped (``.txt`` / ``.sdm``). A line may also hold the rows
-  separated by spaces (``1.34 34.2 2143 432.``) or extra tokens around one board (``id puzzle rating``: the id and
-  the rating are kept as the record's fields ``id`` and ``rating``).
-- ``grid``: n lines of n comma-separated values per board, ``0`` / ``00`` / ``.`` / empty = empty cell; boards follow
-  each other, optionally separated by blank lines. Values may be separated by spaces instead (``1 . 3 4``).
-- ``kaggle``: CSV with header ``quizzes,solutions`` (81-character strings, ``0`` empty).
-- ``table``: CSV whose header names a ``puzzle`` column (the generalized dataset: 2 decimal characters per cell; the
-  generators' labelled files: any encoding above) — other columns are kept as record fields.
 Files are read line by line as they are needed (constant memory), gzip-compressed ones transparently; lines may end
 in LF, CRLF or a lone CR. Every reader raises FormatError; the list readers return nothing for a bad file, the
-streaming ones (iter_records) raise when they reach the bad line. Writers are atomic.
+streaming ones (iter_records) raise when they reach the bad line. A real Kaggle CSV goes to ltn_sudoku.io.kaggle.
 """
 
 from __future__ import annotations
@@ -23,126 +13,27 @@ import io as _io
 import itertools
 import os
 import re
-import tempfile
 import zlib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Iterable, Iterator, Sequence
 
 from ltn_sudoku.board import SUPPORTED_SIZES, Board, line_board
+from ltn_sudoku.io.kaggle import is_kaggle_layout, kaggle_records
+from ltn_sudoku.io.records import (
+    FORMATS,
+    SOLUTION_COLUMNS,
+    BoardRecord,
+    FormatError,
+    check_cells,
+    decode_cells,
+    is_board_length,
+)
 
-FORMATS: tuple[str, ...] = ("line", "grid", "kaggle", "table")
 MAX_LINE_CHARS = 100_000  # the longest valid line (81x81 at 2 chars per cell) is 13,122 characters
 PUZZLE_COLUMNS = ("puzzle", "quizzes", "quiz", "board")
-SOLUTION_COLUMNS = ("solution", "solutions")
 STDIN_NAME = "<stdin>"
-_SINGLE_LENGTHS = {n * n: n for n in SUPPORTED_SIZES if n <= 9}
-_DOUBLE_LENGTHS = {2 * n * n: n for n in SUPPORTED_SIZES}
-_EMPTY_CHARS = ".0"
-_SINGLE_CELLS = {n: re.compile(f"[.0-{n}]+") for n in _SINGLE_LENGTHS.values()}
-_CELL_BYTES = bytes.maketrans(b".0123456789", bytes([0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9]))
 _SEPARATORS = set(" \t\r\n,|+-_")
 _SIZES_TEXT = ", ".join(map(str, SUPPORTED_SIZES))
-
-
-class FormatError(ValueError):
-    """Bad board input, located as precisely as possible: 'file:line:column: what was wrong; what was expected'."""
-
-    def __init__(self, message: str, path: str | os.PathLike[str] | None = None, line: int | None = None,
-                 column: int | None = None) -> None:
-        self.message = message
-        self.path = str(path) if path is not None else None
-        self.line = line
-        self.column = column
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        loc = [self.path or "<input>"]
-        if self.line is not None:
-            loc.append(str(self.line))
-            if self.column is not None:
-                loc.append(str(self.column))
-        return f"{':'.join(loc)}: {self.message}"
-
-
-@dataclass(frozen=True)
-class BoardRecord:
-    """One board read from a file, where it started (1-based line), and any other columns of its row."""
-
-    board: Board
-    line: int
-    fields: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def solution(self) -> Board | None:
-        for name in SOLUTION_COLUMNS:
-            text = self.fields.get(name)
-            if text:
-                return decode_cells(text.strip())
-        return None
-
-
-# ---- cell strings --------------------------------------------------------------------------------------------------
-def _expected_lengths() -> str:
-    single = ", ".join(f"{k} ({n}x{n})" for k, n in _SINGLE_LENGTHS.items())
-    return f"{single} characters, or 2 digits per cell for any size up to 81x81"
-
-
-def is_board_length(length: int) -> bool:
-    """True when a cell string of this many characters encodes a board of a supported size."""
-    return length in _SINGLE_LENGTHS or length in _DOUBLE_LENGTHS
-
-
-def decode_cells(text: str, path: str | None = None, line: int | None = None, column: int = 1) -> Board:
-    """Decode a cell string (one char per cell for n <= 9, or two decimal chars per cell) into a Board."""
-    length = len(text)
-    if length in _SINGLE_LENGTHS:
-        n = _SINGLE_LENGTHS[length]
-        if _SINGLE_CELLS[n].fullmatch(text):  # the common case, without a loop in Python
-            return Board(text.encode("ascii").translate(_CELL_BYTES), n)
-        values = []
-        for i, ch in enumerate(text):
-            if ch in _EMPTY_CHARS:
-                values.append(0)
-            elif "1" <= ch <= "9" and int(ch) <= n:
-                values.append(int(ch))
-            else:
-                want = f"a digit 1-{n}, '.' or '0'"
-                what = (f"digit {ch} is out of range for a {n}x{n} board" if "0" <= ch <= "9"
-                        else f"unexpected character {ch!r}")
-                raise FormatError(f"{what}: expected {want}", path, line, column + i)
-        return Board(values, n)
-    if length in _DOUBLE_LENGTHS:
-        n = _DOUBLE_LENGTHS[length]
-        values = []
-        for i in range(0, length, 2):
-            pair = text[i : i + 2]
-            if pair == "..":
-                values.append(0)
-                continue
-            bad = next((j for j, ch in enumerate(pair) if not "0" <= ch <= "9"), None)
-            if bad is not None:
-                raise FormatError(f"unexpected character {pair[bad]!r}: expected 2 decimal digits per cell",
-                                  path, line, column + i + bad)
-            v = int(pair)
-            if v > n:
-                raise FormatError(f"cell value {v} is out of range for a {n}x{n} board: expected 00 (empty) .. {n:02d}",
-                                  path, line, column + i)
-            values.append(v)
-        return Board(values, n)
-    raise FormatError(f"{length} characters is not a board: expected {_expected_lengths()}", path, line, column)
-
-
-def check_cells(text: str, path: str | None = None, line: int | None = None, column: int = 1) -> None:
-    """Raise decode_cells' FormatError when `text` is not a board's cell string; cheap for the usual 9x9 string."""
-    n = _SINGLE_LENGTHS.get(len(text))
-    if n is None or not _SINGLE_CELLS[n].fullmatch(text):
-        decode_cells(text, path, line, column)
-
-
-def encode_cells(board: Board, empty: str = ".") -> str:
-    """Inverse of decode_cells: Board.to_line with `empty` for blanks (n <= 9; larger boards use '00')."""
-    return board.to_line().replace(".", empty)
 
 
 def _decode_scattered(chars: Sequence[tuple[str, int, int]], path: str | None) -> Board:
@@ -458,9 +349,8 @@ def records_from_lines(lines: Iterable[str], name: str, fmt: str = "auto") -> li
 
 def iter_records(path: str | os.PathLike[str], fmt: str = "auto") -> Iterator[BoardRecord]:
     """Every board of a file (plain or gzip-compressed) with its line number and extra fields, read as needed; a bad
-    line raises FormatError when reached, after the records before it. A real Kaggle CSV (ltn_sudoku.kaggle.
-    is_kaggle_layout) is read by ltn_sudoku.kaggle, every row verified (solution valid and completing the quiz)."""
-    from ltn_sudoku.kaggle import is_kaggle_layout, kaggle_records  # here: ltn_sudoku.kaggle imports this module
+    line raises FormatError when reached, after the records before it. A real Kaggle CSV (ltn_sudoku.io.kaggle.
+    is_kaggle_layout) is read by ltn_sudoku.io.kaggle, every row verified (solution valid and completing the quiz)."""
 
     def records() -> Iterator[BoardRecord]:
         lines = iter_lines(path)
@@ -492,78 +382,3 @@ def read_stream_records(stream: BinaryIO, name: str = STDIN_NAME, fmt: str = "au
 def read_boards(path: str | os.PathLike[str], fmt: str = "auto") -> list[Board]:
     """All boards of a file (any format, auto-detected by default)."""
     return [r.board for r in iter_records(path, fmt)]
-
-
-# ---- writers -------------------------------------------------------------------------------------------------------
-def format_board(board: Board, fmt: str = "line") -> str:
-    """One board as text in a format (without header lines)."""
-    if fmt == "line":
-        return encode_cells(board)
-    if fmt == "grid":
-        width = 2 if board.n > 9 else 1  # aligned columns for two-digit values
-        return "\n".join(",".join(f"{v:0{width}d}" for v in row) for row in board.rows())
-    if fmt == "kaggle":
-        return encode_cells(board, empty="0")
-    if fmt == "table":
-        return "".join(f"{v:02d}" for v in board.values)
-    raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
-
-
-def _umask() -> int:
-    """The process umask (reading it means setting it, so set it straight back)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write a file so that readers see the old content or the complete new one, never a partial file."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; a written file should get the usual mode
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def boards_to_text(boards: Sequence[Board], fmt: str = "line", solutions: Sequence[Board | None] | None = None) -> str:
-    """A whole file's text in a format. `kaggle` needs solutions (solved here when not given); `table` writes a
-    `solution` column when solutions are given."""
-    if fmt == "line":
-        return "".join(format_board(b, "line") + "\n" for b in boards)
-    if fmt == "grid":
-        return "\n".join(format_board(b, "grid") + "\n" for b in boards)
-    buf = _io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    if fmt == "kaggle":
-        if any(b.n != 9 for b in boards):
-            raise ValueError("the Kaggle format holds 9x9 boards only")
-        if solutions is None:
-            from ltn_sudoku.exact import solve
-
-            solutions = [solve(b) for b in boards]
-        w.writerow(["quizzes", "solutions"])
-        for b, s in zip(boards, solutions, strict=True):
-            w.writerow([format_board(b, "kaggle"), format_board(s, "kaggle") if s is not None else ""])
-    elif fmt == "table":
-        if solutions is None:
-            w.writerow(["puzzle"])
-            w.writerows([format_board(b, "table")] for b in boards)
-        else:
-            w.writerow(["puzzle", "solution"])
-            for b, s in zip(boards, solutions, strict=True):
-                w.writerow([format_board(b, "table"), format_board(s, "table") if s is not None else ""])
-    else:
-        raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
-    return buf.getvalue()
-
-
-def write_boards(path: str | os.PathLike[str], boards: Sequence[Board], fmt: str = "line",
-                 solutions: Sequence[Board | None] | None = None) -> None:
-    """Write boards to a file atomically in one format."""
-    atomic_write_text(path, boards_to_text(boards, fmt, solutions))

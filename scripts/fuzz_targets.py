@@ -179,7 +179,7 @@ def kaggle_texts(draw: st.DrawFn) -> tuple[str, list[tuple[tuple[int, ...], tupl
 
 def kaggle_csv(case: tuple[str, list | None]) -> None:
     """kaggle.read_kaggle (the streaming reader of the public Kaggle CSVs)."""
-    from ltn_sudoku.kaggle import read_kaggle
+    from ltn_sudoku.io.kaggle import read_kaggle
 
     COUNTS["kaggle reader"] += 1
     text, expected = case
@@ -255,7 +255,7 @@ def command(case: tuple[str, list[str], str, list[Board] | None, bool]) -> None:
         if entry.startswith("classify") and "--json" in options and str(out) not in options:
             reports = [json.loads(line) for line in stdout.splitlines() if line.strip()]
             for report in reports:
-                board = Board.from_string(report["board"]) if "board" in report else None
+                board = parse_board_text(report["board"]) if "board" in report else None
                 if board is not None and report.get("solutions") is not None and board.n <= 9:
                     assert report["solutions"] == count_solutions(board, 2, backend="dlx"), report["board"]
             if boards is not None:
@@ -265,7 +265,7 @@ def command(case: tuple[str, list[str], str, list[Board] | None, bool]) -> None:
 # ---- checkpoints ------------------------------------------------------------------------------------------------
 @cache
 def shipped_bytes() -> bytes:
-    from ltn_sudoku.logic.checkpoint import shipped_checkpoint
+    from ltn_sudoku.logic.load import shipped_checkpoint
 
     return shipped_checkpoint(4).read_bytes()
 
@@ -304,7 +304,7 @@ def checkpoint(data: bytes) -> None:
         path.write_bytes(data)
         try:
             predictor = LtnPredictor.load(path, 4)
-            answer = predictor.answer(Board.from_string("1.3....2.1......"))
+            answer = predictor.answer(parse_board_text("1.3....2.1......"))
         except Exception as e:  # noqa: BLE001
             assert isinstance(e, CheckpointError), f"{type(e).__name__}: {str(e)[:300]}"
             assert one_line(str(e)), repr(str(e))

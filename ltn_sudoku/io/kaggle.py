@@ -34,7 +34,7 @@ from typing import IO, Iterator, Sequence
 import numpy as np
 
 from ltn_sudoku.board import Board, geometry
-from ltn_sudoku.io import BoardRecord, FormatError
+from ltn_sudoku.io.records import BoardRecord, FormatError
 
 LOG = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ CELLS = 81
 QUIZ_COLUMNS = ("quizzes", "puzzle")
 SOLUTION_COLUMNS = ("solutions", "solution")
 SET_TOKENS = {"1m": "1M", "9m": "9M", "3m": "3M"}
-KAGGLE_HEADERS = {  # the layouts of the real Kaggle files (and their copies), routed here by ltn_sudoku.io
+KAGGLE_HEADERS = {  # the layouts of the real Kaggle files (and their copies), routed here by ltn_sudoku.io.readers
     ("quizzes", "solutions"), ("puzzle", "solution"), ("id", "puzzle", "solution", "clues", "difficulty"),
     ("puzzle", "solution", "blanks")}
 CHUNK_ROWS = 4096
@@ -307,7 +307,7 @@ def read_kaggle(path: str | os.PathLike[str], skip_bad: bool = False) -> Iterato
 def is_kaggle_layout(head: Sequence[str]) -> bool:
     """True when a file's first two lines are a real Kaggle header (KAGGLE_HEADERS) and a row with an 81-character
     quiz and solution: such a file is read by this module, every row verified. Other CSVs with these column names
-    (2-digit cells, rows without a solution) stay with ltn_sudoku.io's general readers."""
+    (2-digit cells, rows without a solution) stay with the general readers of ltn_sudoku.io.readers."""
     if len(head) < 2:
         return False
     header = [h.strip().lower().lstrip("\ufeff") for h in head[0].split(",")]
