@@ -219,3 +219,14 @@ class Engine:
         name = grid.geo.cell_name(cell)
         return Step(SEARCH_TECHNIQUE, placements=((cell, digit),), cells=(cell,), digits=(digit,),
                     text=f"{SEARCH_TECHNIQUE}: {name}={digit} (no technique applies; value taken from exact search)")
+
+
+def build(techniques: str | Sequence[str] | None = None, uniqueness: bool = True, *, fallback: bool = True,
+          tracker: MemoryTracker | None = None) -> Engine:
+    """An engine from plain arguments: `techniques` as names or one comma-separated string (None: all, HoDoKu's
+    order). Unknown names raise ValueError here, before any board is answered."""
+    if isinstance(techniques, str):
+        techniques = [t.strip() for t in techniques.split(",") if t.strip()] or None
+    engine = Engine(techniques, uniqueness=uniqueness, fallback=fallback, tracker=tracker)
+    engine.techniques(9)  # resolve the names now
+    return engine

@@ -7,13 +7,17 @@
   (ltn_sudoku.heuristics).
 Further answers (Q3's techniques, the LTN's predictions) join a Report as sections: objects with ``as_dict()``
 (top-level JSON keys) and ``describe()`` (readable lines), so adding one changes neither Report nor its renderers.
+
+`classify_boards` is the one composer of whole reports (Q1/Q2 in a batch, Q3, then the sections of any
+SectionSource, e.g. the LTN's answers, which the caller builds: this symbolic module never imports the learned
+package); `classify` is the same for one board, and the CLI calls it for every chunk of a file.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import Iterator, Protocol, Sequence, overload
+from typing import Iterable, Iterator, Protocol, Sequence, overload
 
 import numpy as np
 
@@ -21,7 +25,7 @@ from ltn_sudoku.board import Board, Conflict, geometry, iter_bits
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.engine import Engine, KnownSolutions
 from ltn_sudoku.exact import solutions, solve, solve_batch
-from ltn_sudoku.heuristics import answer_q3
+from ltn_sudoku.heuristics import Survey, answer_q3
 
 SOLUTION_LIMIT = 2  # solutions are counted up to 2: 0 impossible, 1 unique, 2 "at least two"
 # Up to this many solutions are enumerated in one search: when that is all of them, they settle every move at once,
@@ -48,6 +52,14 @@ class ReportSection(Protocol):
 
     def describe(self) -> list[str]:
         """Readable lines for the text report."""
+        ...
+
+
+class SectionSource(Protocol):
+    """Further answers for a batch of boards (e.g. the LTN model's, built by the caller from a checkpoint): one
+    section per board, in the boards' order."""
+
+    def sections(self, boards: Sequence[Board]) -> Iterable[ReportSection]:
         ...
 
 
@@ -248,15 +260,37 @@ def _no_solution_reason(board: Board, conflicts: list[Conflict]) -> str | None:
 
 
 def classify(board: Board, backend: str = "auto", heuristics: bool = True, engine: Engine | None = None,
-             full: bool = False) -> Report:
-    """Answer Q1 (closed board) or Q2 and Q3 (open board) exactly.
+             full: bool = False, survey: Survey = "tiered", sources: Sequence[SectionSource] = ()) -> Report:
+    """Answer Q1 (closed board) or Q2 and Q3 (open board) exactly: classify_boards for one board."""
+    return classify_boards([board], backend, heuristics, engine, full, survey, sources)[0]
+
+
+def classify_boards(boards: Sequence[Board], backend: str = "auto", heuristics: bool = True,
+                    engine: Engine | None = None, full: bool = False, survey: Survey = "tiered",
+                    sources: Sequence[SectionSource] = ()) -> list[Report]:
+    """The whole Report of each board (all of one size), in order: Q1/Q2 together (classify_batch), Q3 board by
+    board, then each source's sections.
 
     `backend` picks the exact solver (ltn_sudoku.exact); `heuristics` adds Q3 (the techniques that apply, the
     recommendation and the explained solving path) for open boards with consistent givens, using `engine`
-    (default: every technique in HoDoKu's order, with the search fallback). By default the answers that can cost
-    more than a few seconds on large boards are limited, and the report says so (Report.dead_end_limit, Q3's
-    `heuristics_limit`); `full=True` asks for the whole analysis whatever it costs.
+    (default: every technique in HoDoKu's order, with the search fallback) and its `survey` (heuristics.answer_q3).
+    By default the answers that can cost more than a few seconds on large boards are limited, and the report says
+    so (Report.dead_end_limit, Q3's `heuristics_limit`); `full=True` asks for the whole analysis whatever it costs.
+    `sources`: further answers (the LTN's), one section per board each.
     """
+    reports = classify_batch(boards, backend, full)
+    if heuristics:
+        reports = [report.with_section(answer_q3(report.board, engine, full=full, known=report.known_solutions(),
+                                                 survey=survey))
+                   if not report.closed and report.valid else report for report in reports]
+    for source in sources:
+        reports = [report.with_section(section)
+                   for report, section in zip(reports, source.sections(boards), strict=True)]
+    return reports
+
+
+def _classify_one(board: Board, backend: str, full: bool) -> Report:
+    """Q1/Q2 of one board (what classify_batch falls back to)."""
     conflicts = board.conflicts()
     if board.is_closed:
         valid = not conflicts
@@ -264,7 +298,7 @@ def classify(board: Board, backend: str = "auto", heuristics: bool = True, engin
     found = [] if conflicts else solutions(board, limit=ENUMERATED_SOLUTIONS + 1, backend=backend)
     moves = _possible_moves(board)
     flags, limit = _dead_end_flags(board, moves, found, backend, None if full else dead_end_budget(board.n))
-    report = Report(
+    return Report(
         board=board,
         conflicts=tuple(conflicts),
         solution_count=min(len(found), SOLUTION_LIMIT),
@@ -273,20 +307,17 @@ def classify(board: Board, backend: str = "auto", heuristics: bool = True, engin
         no_solution_reason=None if found else _no_solution_reason(board, conflicts),
         dead_end_limit=limit,
     )
-    if heuristics and not conflicts:
-        report = report.with_section(answer_q3(board, engine, full=full, known=report.known_solutions()))
-    return report
 
 
 def classify_batch(boards: Sequence[Board], backend: str = "auto", full: bool = False) -> list[Report]:
-    """Q1/Q2 of many boards of one size, the same Reports as classify(board, heuristics=False) for each, computed
+    """Q1/Q2 of many boards of one size (classify_boards adds Q3 and the other sections), computed
     together: conflicts and basic-rule candidates as array operations, the solution counts in one call of the
     compiled solver. Boards where that is not enough (conflicting open boards, several solutions, another backend)
-    go through classify one by one, and so do the portfolio's ("auto") boards of side above 9: the batch counts
+    go through the one-board path, and so do the portfolio's ("auto") boards of side above 9: the batch counts
     with the kernel alone, without the cap that hands a sparse large board to CaDiCaL (one sparse 36x36 board kept
     classify-board busy for over 10 minutes that way, against 22 s through the portfolio)."""
     if not boards or backend not in ("auto", "kernel") or (backend == "auto" and boards[0].n > 9):
-        return [classify(b, backend, heuristics=False, full=full) for b in boards]
+        return [_classify_one(b, backend, full) for b in boards]
     n = boards[0].n
     g = geometry(n)
     m, cells = len(boards), n * n
@@ -315,7 +346,7 @@ def classify_batch(boards: Sequence[Board], backend: str = "auto", full: bool = 
             conflicts = () if consistent[i] else tuple(board.conflicts())
             reports.append(Report(board, conflicts, int(not conflicts), board if not conflicts else None))
         elif count not in (0, 1):  # conflicting givens, or several solutions: the one-board path
-            reports.append(classify(board, backend, heuristics=False, full=full))
+            reports.append(_classify_one(board, backend, full))
         else:
             lo, hi = bounds[i], bounds[i + 1]
             moves = Moves(cell_list[lo:hi], digit_list[lo:hi], dead_list[lo:hi], n)

@@ -20,7 +20,7 @@ BASE_COLUMNS: tuple[str, ...] = (
     "index", "line", "id", "size", "board", "givens", "closed", "valid", "conflicts", "solvable", "solutions",
     "solution", "no_solution_reason", "moves", "dead_ends", "dead_ends_unknown", "dead_end_limit",
 )
-Q3_COLUMNS: tuple[str, ...] = ("heuristics", "recommended", "steps", "level", "score", "guessed", "stats",
+Q3_COLUMNS: tuple[str, ...] = ("heuristics", "survey", "recommended", "steps", "level", "score", "guessed", "stats",
                                "heuristics_limit")
 LTN_COLUMNS: tuple[str, ...] = (
     "ltn.available", "ltn.reason", "ltn.checkpoint", "ltn.isCorrect.truth", "ltn.isCorrect.decision",
