@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Literal, Sequence
 
 from ltn_sudoku.board import Board, geometry
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.engine import Applicable, Engine, KnownSolutions, SolveResult
 from ltn_sudoku.memory import MemoryTracker
-from ltn_sudoku.techniques.base import Step, Technique
+from ltn_sudoku.techniques.base import Technique
 from ltn_sudoku.techniques.registry import priority
 
 MAX_STEPS_SHOWN = 400  # text report only; JSON always has the whole path
@@ -82,7 +82,7 @@ class HeuristicsAnswer:
             "level": self.result.level,
             "score": self.result.score,
             "guessed": self.result.guessed,
-            "stats": self.tracker.to_dict()["stats"],
+            "stats": [asdict(s) for s in self.tracker.stats.values()],
             "heuristics_limit": self.limit,
         }
 
@@ -131,7 +131,7 @@ def q3_guard(n: int) -> float:
 
 def finder_work(technique: Technique, grid: CandidateGrid) -> int:
     """The work units one call of the technique's finder costs on the grid (see WORK_PER_CANDIDATE)."""
-    return WORK_PER_CANDIDATE[technique.family] * sum(mask.bit_count() for mask in grid.masks)
+    return WORK_PER_CANDIDATE[technique.family] * sum(map(int.bit_count, grid.masks))
 
 
 @dataclass
@@ -152,18 +152,13 @@ class WorkMeter:
     def charge(self, technique: Technique, grid: CandidateGrid) -> None:
         self.spent += finder_work(technique, grid)
 
-    def metered(self, technique: Technique) -> Technique:
-        """The technique, charging each finder call to the meter and finding nothing once the budget is spent (the
+    def admit(self, technique: Technique, grid: CandidateGrid) -> bool:
+        """The engine's gate (Engine.gate): charge the call to the meter, or refuse it once the budget is spent (the
         engine then takes a search step)."""
-        finder = technique.finder
-
-        def find(grid: CandidateGrid) -> list[Step]:
-            if not self.allows():
-                return []
-            self.charge(technique, grid)
-            return finder(grid)
-
-        return replace(technique, finder=find)
+        if not self.allows():
+            return False
+        self.charge(technique, grid)
+        return True
 
 
 def survey_tiers(pipeline: Sequence[Technique]) -> list[list[Technique]]:
@@ -203,7 +198,8 @@ def answer_q3(board: Board, engine: Engine | None = None, full: bool = False,
         raise ValueError(f"unknown survey {survey!r}: expected one of {', '.join(SURVEYS)}")
     tracker = MemoryTracker()
     engine = (engine or Engine()).with_tracker(tracker)
-    if board.is_consistent and known is None:
+    consistent = board.is_consistent
+    if consistent and known is None:
         known = KnownSolutions.of(board)
     mode: Survey = "complete" if full else survey
     n = board.n
@@ -219,14 +215,14 @@ def answer_q3(board: Board, engine: Engine | None = None, full: bool = False,
                 notes.append(f"on {n}x{n} boards only {', '.join(LARGE_BOARD_FAMILIES)} are used "
                              f"(left out: {', '.join(sorted(dropped))})")
     found: list[Applicable] = []
-    if board.is_consistent:
+    if consistent:
         found, cut = _survey(CandidateGrid.from_board(board), pipeline, mode, meter)
         notes += [cut] if cut else []
     if meter is None:
         result = engine.solve(board, known)
     else:
-        limited = Engine([meter.metered(t) for t in pipeline], uniqueness=engine.uniqueness,
-                         fallback=engine.fallback, tracker=tracker, max_steps=engine.max_steps)
+        limited = Engine(pipeline, uniqueness=engine.uniqueness, fallback=engine.fallback, tracker=tracker,
+                         max_steps=engine.max_steps, gate=meter.admit)
         result = limited.solve(board, known)
         if not meter.allows() and result.guessed:
             notes.append(f"the solving path took search steps once the {meter.budget:,} work units were spent")

@@ -88,10 +88,18 @@ class Moves(Sequence[Move]):
     """The basic-rule moves of a board as parallel tuples (cells, digits, dead-end flags): cheap to build and to count
     for a million boards; a Move object is made only when one is asked for."""
 
-    __slots__ = ("cells", "digits", "flags", "n")
+    __slots__ = ("cells", "digits", "flags", "n", "_dead")
 
-    def __init__(self, cells: Sequence[int], digits: Sequence[int], flags: Sequence[bool | None], n: int) -> None:
-        self.cells, self.digits, self.flags, self.n = cells, digits, flags, n
+    def __init__(self, cells: Sequence[int], digits: Sequence[int], flags: Sequence[bool | None], n: int,
+                 dead_ends: int | None = None) -> None:
+        """`dead_ends`: how many flags are True, when the caller has counted them (every flag then decided)."""
+        self.cells, self.digits, self.flags, self.n, self._dead = cells, digits, flags, n, dead_ends
+
+    def dead_end_counts(self) -> tuple[int, int]:
+        """(dead ends, undecided moves)."""
+        if self._dead is not None:
+            return self._dead, 0
+        return self.flags.count(True), self.flags.count(None)
 
     def __len__(self) -> int:
         return len(self.cells)
@@ -186,8 +194,12 @@ class Report:
             "dead_end_limit": self.dead_end_limit,
         }
         if not moves:
-            flags = self._flags()
-            out.update(dead_ends=flags.count(True), dead_ends_unknown=flags.count(None))
+            if isinstance(self.moves, Moves):
+                dead, unknown = self.moves.dead_end_counts()
+            else:
+                flags = self._flags()
+                dead, unknown = flags.count(True), flags.count(None)
+            out.update(dead_ends=dead, dead_ends_unknown=unknown)
         for section in self.sections:
             out.update(section.as_dict())
         return out
@@ -321,12 +333,16 @@ def classify_batch(boards: Sequence[Board], backend: str = "auto", full: bool = 
     n = boards[0].n
     g = geometry(n)
     m, cells = len(boards), n * n
-    values = np.frombuffer(b"".join(bytes(b.values) for b in boards), np.uint8).reshape(m, cells).astype(np.int32)
-    placed = np.zeros((m, cells, n + 1), dtype=bool)  # board, cell, digit: the digit stands in the cell
-    placed[np.arange(m)[:, None], np.arange(cells)[None, :], values] = True
-    per_unit = placed[:, np.array(g.units), 1:].sum(axis=2)  # board, unit, digit: how often the digit is there
+    values = np.frombuffer(b"".join(b.cell_bytes() for b in boards), np.uint8).reshape(m, cells).astype(np.int32)
+    units, units_of_cell = np.array(g.units), np.array(g.units_of_cell)
+    # board, unit, digit: how often the digit stands in the unit (one bincount over every board's units)
+    key = (np.arange(m)[:, None, None] * len(units) + np.arange(len(units))[None, :, None]) * (n + 1) + \
+        values[:, units]
+    per_unit = np.bincount(key.ravel(), minlength=m * len(units) * (n + 1)).reshape(m, len(units), n + 1)[..., 1:]
     consistent = (per_unit <= 1).all(axis=(1, 2))
-    seen_by_peers = (per_unit > 0)[:, np.array(g.units_of_cell)].any(axis=2)  # board, cell, digit
+    present = per_unit > 0
+    seen_by_peers = present[:, units_of_cell[:, 0]] | present[:, units_of_cell[:, 1]] | \
+        present[:, units_of_cell[:, 2]]  # board, cell, digit
     candidates = (values == 0)[..., None] & ~seen_by_peers
     is_open = (values == 0).any(axis=1)
     solved = is_open & consistent
@@ -339,17 +355,20 @@ def classify_batch(boards: Sequence[Board], backend: str = "auto", full: bool = 
     dead = (first[which, cell] != digit) | (counts[which] == 0)
     bounds = np.searchsorted(which, np.arange(m + 1)).tolist()
     cell_list, digit_list, dead_list = cell.tolist(), digit.tolist(), dead.tolist()
-    first_lists = first.tolist()
+    dead_counts = np.bincount(which, weights=dead, minlength=m).astype(np.int64).tolist()
+    first_cells = first.astype(np.uint8).tobytes()  # one byte per cell: Board.from_cell_bytes, no validation loop
     reports: list[Report] = []
-    for i, (board, count) in enumerate(zip(boards, counts.tolist())):
-        if not is_open[i]:
-            conflicts = () if consistent[i] else tuple(board.conflicts())
+    for i, (board, count, open_, fine) in enumerate(zip(boards, counts.tolist(), is_open.tolist(),
+                                                        consistent.tolist())):
+        if not open_:
+            conflicts = () if fine else tuple(board.conflicts())
             reports.append(Report(board, conflicts, int(not conflicts), board if not conflicts else None))
         elif count not in (0, 1):  # conflicting givens, or several solutions: the one-board path
             reports.append(_classify_one(board, backend, full))
         else:
             lo, hi = bounds[i], bounds[i + 1]
-            moves = Moves(cell_list[lo:hi], digit_list[lo:hi], dead_list[lo:hi], n)
-            reports.append(Report(board, (), 1, Board(first_lists[i], n), moves) if count == 1 else
+            moves = Moves(cell_list[lo:hi], digit_list[lo:hi], dead_list[lo:hi], n, dead_counts[i])
+            solution = Board.from_cell_bytes(first_cells[i * cells:(i + 1) * cells], n)
+            reports.append(Report(board, (), 1, solution, moves) if count == 1 else
                            Report(board, (), 0, None, moves, no_solution_reason=_no_solution_reason(board, [])))
     return reports

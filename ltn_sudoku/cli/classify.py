@@ -9,6 +9,7 @@ of boards; `--jobs N` answers the chunks in N processes and writes them in input
 from __future__ import annotations
 
 import argparse
+import gc
 import itertools
 import sys
 from collections import Counter, deque
@@ -282,6 +283,7 @@ def run(args: argparse.Namespace) -> int:
                         survey="complete" if args.full_survey else "tiered",
                         checkpoint=args.checkpoint, columns=csv_columns(heuristics, ltn, args.ltn_search > 0),
                         ltn_dead_ends=args.ltn_dead_ends, ltn_search=args.ltn_search, visual=visual)
+    gc.freeze()  # the imported modules' objects: the collector need not walk them again for every chunk
     with progress_bar(writing_file=out_kind is not None) as bar:
         if args.dask is not None:
             from ltn_sudoku.cli.dask_runner import run_on_dask
