@@ -8,28 +8,19 @@ import json
 from pathlib import Path
 
 from ltn_sudoku.cli import UsageError
-from ltn_sudoku.cli.common import add_device_argument, add_input_arguments, out_format, progress, read_input, write_results
-from ltn_sudoku.engine import Engine, SolveResult
+from ltn_sudoku.cli.common import (
+    add_device_argument,
+    add_engine_arguments,
+    add_input_arguments,
+    engine_from_args,
+    out_format,
+    progress,
+    read_input,
+    write_results,
+)
+from ltn_sudoku.engine import SolveResult
 from ltn_sudoku.io import BoardRecord, parse_board_text
 from ltn_sudoku.memory import MemoryTracker
-
-
-def add_engine_arguments(p: argparse.ArgumentParser) -> None:
-    """The options that shape the technique pipeline (shared by solve, rate and classify)."""
-    p.add_argument("--techniques", metavar="NAMES",
-                   help="comma-separated technique names in the order to try them (default: all, HoDoKu's order)")
-    p.add_argument("--no-uniqueness", action="store_true",
-                   help="never use techniques that assume a unique solution (Unique Rectangles, BUG+1, ...)")
-
-
-def engine_from_args(args: argparse.Namespace, tracker: MemoryTracker | None = None, fallback: bool = True) -> Engine:
-    names = [t.strip() for t in args.techniques.split(",") if t.strip()] if args.techniques else None
-    engine = Engine(names, uniqueness=not args.no_uniqueness, fallback=fallback, tracker=tracker)
-    try:
-        engine.techniques(9)  # resolve names now: an unknown one is a usage error before any work
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    return engine
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
