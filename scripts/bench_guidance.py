@@ -163,7 +163,17 @@ def main() -> None:
     parser.add_argument("--random-seeds", default="0,1,2", help="seeds of the random order, comma-separated")
     parser.add_argument("--seed", type=int, default=2026, help="sampling seed of the public sets")
     parser.add_argument("--out-dir", default="outputs/bench_guidance", help="where the CSV, JSON and plot go")
+    parser.add_argument("--from-rows", type=Path, nargs="+", metavar="ROWS_CSV",
+                        help="only summarise earlier runs' rows.csv files (of a cut run: its finished puzzles)")
     args = parser.parse_args()
+    if args.from_rows is not None:
+        missing = [str(p) for p in args.from_rows if not p.is_file()]
+        if missing:
+            print(f"bench_guidance: no such rows file: {', '.join(missing)}", file=sys.stderr)
+            raise SystemExit(2)
+        frame = pd.concat([complete_puzzles(pd.read_csv(p)) for p in args.from_rows], ignore_index=True)
+        report(frame, {"command": " ".join(sys.argv)}, Path(args.out_dir))
+        return
     sets = [s for s in args.sets.split(",") if s]
     unknown = [s for s in sets if s not in SETS]
     if unknown or not sets or args.limit < 0:
@@ -197,14 +207,25 @@ def main() -> None:
                 writer.writerow(row)
                 rows.append(row)
             handle.flush()
-    frame = pd.DataFrame(rows)
+    info = {"command": " ".join(sys.argv), "sizes": {s: len(boards[s]) for s in sets},
+            "models": [m.inputs() for m in models], "cpu_s": time.process_time() - started,
+            "wall_s": time.perf_counter() - wall_started}
+    report(pd.DataFrame(rows), info, out_dir)
+
+
+def complete_puzzles(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the puzzles every order and phase setting finished (a cut run's last puzzle is dropped)."""
+    per_puzzle = frame.groupby(["set", "puzzle"]).order.transform("size")
+    return frame[per_puzzle == frame.groupby("set").order.transform("nunique")]
+
+
+def report(frame: pd.DataFrame, info: dict[str, object], out_dir: Path) -> None:
+    """Summaries (JSON, CSV), the plot, and the tables on stdout."""
+    sets = list(dict.fromkeys(frame.set))
     solver = summarise(frame, "solver", STATS, "ascending")
     sat = summarise(frame, "cadical", SAT_STATS, "CaDiCaL default phases")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    info = {"command": " ".join(sys.argv), "sizes": {s: len(boards[s]) for s in sets},
-            "models": [m.inputs() for m in models], "cpu_s": time.process_time() - started,
-            "wall_s": time.perf_counter() - wall_started, "peak_rss_mb": peak,
-            "solver": solver.to_dict("records"), "cadical": sat.to_dict("records")}
+    info = {**info, "peak_rss_mb": peak, "solver": solver.to_dict("records"), "cadical": sat.to_dict("records")}
     atomic_write_text(out_dir / "summary.json", json.dumps(info, indent=1, default=float) + "\n")
     atomic_write_text(out_dir / "solver.csv", solver.to_csv(index=False))
     atomic_write_text(out_dir / "cadical.csv", sat.to_csv(index=False))
@@ -212,18 +233,18 @@ def main() -> None:
     pd.set_option("display.width", 250)
     fmt = {"float_format": lambda x: f"{x:.3g}"}
     for name in sets:
-        print(f"\n== {name}: {len(boards[name])} puzzles ==")
+        count = int(frame[frame.set == name].puzzle.nunique())
+        print(f"\n== {name}: {count} puzzles ==")
         keep = ["order", "correct", *[f"{s} {a}" for s in STATS[:2] for a in ("mean", "median", "p95")],
                 "order_calls mean", "cpu_s mean", "cpu_s p95", "wall_s mean", "wall_s / ascending"]
         print(solver[solver.set == name][keep].to_string(index=False, **fmt))
         keep = ["order", "correct", *[f"{s} {a}" for s in SAT_STATS for a in ("mean", "median", "p95")],
                 "conflicts / default"]
         print(sat[sat.set == name][keep].to_string(index=False, **fmt))
-    for m in models:
-        print(f"{m.name}: {json.dumps(m.inputs())}")
-    print(f"total CPU {info['cpu_s']:.0f} s, wall {info['wall_s']:.0f} s, peak memory {peak:.0f} MB; "
-          f"written to {out_dir}/")
-
+    for model in info.get("models", []):  # type: ignore[union-attr]
+        print(f"model inputs: {json.dumps(model)}")
+    print(f"total CPU {float(info.get('cpu_s', 0)):.0f} s, wall {float(info.get('wall_s', 0)):.0f} s, "
+          f"peak memory {peak:.0f} MB; written to {out_dir}/")
 
 if __name__ == "__main__":
     main()

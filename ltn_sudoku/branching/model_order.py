@@ -29,18 +29,21 @@ from ltn_sudoku.logic.model import LtnSudoku, describe_inputs
 class ModelOrder:
     """hasValue of a loaded checkpoint, most probable digit first; counts its calls and their CPU seconds."""
 
-    def __init__(self, model: LtnSudoku, name: str, path: Path) -> None:
+    def __init__(self, model: LtnSudoku, name: str, path: Path, boards_seen: int | None = None) -> None:
         self.model = model.eval()
         self.name = name
         self.path = path
+        self.boards_seen = boards_seen  # training boards the checkpoint saw (its own record), when known
         self.calls = 0
         self.cpu_seconds = 0.0
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], name: str | None = None) -> ModelOrder:
         """A checkpoint file (CheckpointError, a ValueError, when it is missing, damaged or unsafe)."""
-        model = load_model(path)[0]
-        return cls(model, name or f"hasValue {Path(path).stem}", Path(path))
+        model, _, payload = load_model(path)
+        extra = payload.get("extra", {})
+        seen = extra.get("boards_seen", extra.get("metrics", {}).get("train/boards_seen"))
+        return cls(model, name or f"hasValue {Path(path).stem}", Path(path), None if seen is None else int(seen))
 
     @property
     def n(self) -> int:
@@ -71,6 +74,12 @@ class ModelOrder:
         self.calls += 1
         self.cpu_seconds += time.process_time() - started
         return out
+
+    def solves(self, boards: list[Board]) -> np.ndarray:
+        """(B,) bool: hasValue's most probable digits (givens kept) are the board's solution, without search."""
+        values = np.array([b.values for b in boards])
+        decoded = np.where(values > 0, values, self.probabilities(values).argmax(-1) + 1)
+        return np.array([Board(row.tolist(), self.n).is_valid_solution for row in decoded])
 
     def begin(self, board: Board) -> None:
         if board.n != self.n:
