@@ -112,7 +112,8 @@ def _ratio(value: float, base: float) -> float:
 
 
 def summarise(frame: pd.DataFrame, kind: str, stats: tuple[str, ...], baseline: str) -> pd.DataFrame:
-    """Per set and order: puzzles, correct share, mean / median / p95 of each statistic, mean CPU over the baseline's."""
+    """Per set and order: puzzles, correct share, mean / median / p95 of each statistic, the last one's mean over
+    the baseline's (and for CaDiCaL the conflicts' too)."""
     part = frame[frame.kind == kind]
     out = []
     for (name, order), group in part.groupby(["set", "order"], sort=False):

@@ -51,8 +51,8 @@ class ModelOrder:
 
     def inputs(self) -> dict[str, object]:
         """What the model reads and how it was trained: its grounding's inputs, and metrics.json's commands."""
-        out: dict[str, object] = {"checkpoint": str(self.path), "hasValue": describe_inputs(self.model.config)["hasValue"],
-                                  "eval_steps": self.model.config.eval_steps}
+        out: dict[str, object] = {"checkpoint": str(self.path), "eval_steps": self.model.config.eval_steps,
+                                  "hasValue": describe_inputs(self.model.config)["hasValue"]}
         metrics = self.path.with_suffix(".metrics.json")
         if metrics.is_file():
             recorded = json.loads(metrics.read_text())
