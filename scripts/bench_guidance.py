@@ -138,7 +138,7 @@ def plot(summary: pd.DataFrame, path: Path) -> None:
 
     sets = list(dict.fromkeys(summary.set))
     orders = list(dict.fromkeys(summary.order))
-    figure, axes = new_axes((max(7.0, 1.6 * len(sets) * len(orders) / 4), 4.5))
+    figure, axes = new_axes((max(8.0, 1.2 * len(sets) * len(orders) / 4), 5.5))
     width = 0.8 / len(orders)
     for k, order in enumerate(orders):
         heights = [float(summary[(summary.set == s) & (summary.order == order)]["wrong_guesses mean"].iloc[0])
@@ -148,7 +148,7 @@ def plot(summary: pd.DataFrame, path: Path) -> None:
     axes.set_yscale("log")
     axes.set_ylabel("mean wrong guesses per puzzle (log; 0 drawn at 0.01)")
     axes.set_title("Complete solver on the KB's crisp rules: wrong guesses per value order")
-    axes.legend(fontsize=7, ncol=2)
+    axes.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.1))
     save(figure, path)
 
 
