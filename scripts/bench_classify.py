@@ -243,7 +243,7 @@ def _answerer(heuristics: bool, ltn: bool, survey: str = "tiered"):  # type: ign
     answerer = Answerer(output="csv", name="bench", single=False, backend="auto", heuristics=heuristics, full=False,
                         techniques=None, no_uniqueness=False, ltn=ltn, checkpoint=None,
                         columns=csv_columns(heuristics, ltn), survey=survey)  # type: ignore[arg-type]
-    answerer([(0, BoardRecord(Board.from_string("1.34 34.2 2143 432."), 1))])
+    answerer([(0, BoardRecord(parse_board_text("1.34 34.2 2143 432."), 1))])
     return answerer
 
 

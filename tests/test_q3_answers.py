@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ltn_sudoku.io import parse_board_text
 from ltn_sudoku import heuristics
 from ltn_sudoku.board import Board
 from ltn_sudoku.engine import Engine
@@ -38,7 +39,7 @@ def now(board: Board, survey: str = "tiered") -> dict[str, object]:
 
 def check(boards: list[dict[str, object]], survey: str) -> None:
     for old in boards:
-        new = now(Board.from_string(str(old["board"])), survey)
+        new = now(parse_board_text(str(old["board"])), survey)
         where = f"{old['set']} board {old['board']}"
         for key in ("recommendation", "path", "path_steps", "level", "score", "guessed"):
             assert new[key] == old[key], f"{where}: {key} {new[key]!r} != recorded {old[key]!r}"
@@ -67,7 +68,7 @@ def test_default_answers_are_the_recorded_ones_on_every_board(survey: str) -> No
 
 
 def test_an_easy_board_surveys_the_singles_only_and_says_so() -> None:
-    board = Board.from_string(str(recorded()[0]["board"]))  # a 1M row: singles solve it
+    board = parse_board_text(str(recorded()[0]["board"]))  # a 1M row: singles solve it
     answer = answer_q3(board)
     assert [a.technique.family for a in answer.found] == ["Singles"] * 3
     assert answer.as_dict()["survey"] == "tiered" and "first family that applies (Singles)" in answer.describe()[0]
@@ -96,7 +97,7 @@ def test_a_slowed_finder_gives_the_same_answer_as_a_fast_one(monkeypatch: pytest
     """The budget counts work, not seconds: a machine 10 ms slower per finder call (past the former 1.2 s time
     budget on this board's path) answers exactly as a fast one. A budget small enough to bite shows that it bites
     in the same place on both."""
-    board = Board.from_string(str([b for b in recorded() if b["level"] == "Hard"][0]["board"]))
+    board = parse_board_text(str([b for b in recorded() if b["level"] == "Hard"][0]["board"]))
 
     def untimed(answer: dict[str, object]) -> dict[str, object]:
         return {k: v for k, v in answer.items() if k != "stats"}
@@ -112,5 +113,5 @@ def test_a_slowed_finder_gives_the_same_answer_as_a_fast_one(monkeypatch: pytest
 
 def test_the_guard_is_a_safety_net_that_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(heuristics, "Q3_GUARD_S", (0.0, 0.0))
-    data = classify(Board.from_string(str(recorded()[0]["board"]))).as_dict()
+    data = classify(parse_board_text(str(recorded()[0]["board"]))).as_dict()
     assert "safety net" in str(data["heuristics_limit"]) and data["guessed"]
