@@ -13,14 +13,13 @@ import argparse
 import time
 
 import torch
-from hydra import compose, initialize_config_dir
 
-from ltn_sudoku import data
+from ltn_sudoku.logic import data
 from ltn_sudoku.logic.labels import resolve_techniques
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.objective import objective
 from ltn_sudoku.logic.operators import Operators, build_operators
-from ltn_sudoku.paths import CONF_DIR
+from ltn_sudoku.logic.schema import compose_config
 
 
 def boards_for(size: int, count: int, techniques: list) -> data.BoardSet:
@@ -58,8 +57,7 @@ def main() -> None:
     print(f"threads={args.threads} batch={args.batch} boards={args.boards} naive_boards={args.naive_boards} "
           f"repeats={args.repeats} (CPU seconds, best of repeats)")
     for size in args.size or [4, 9]:
-        with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-            cfg = compose("config", overrides=[f"model={size}x{size}"])
+        cfg = compose_config([f"model={size}x{size}"])
         config = ModelConfig.from_cfg(cfg.model)
         boards = boards_for(size, args.boards, resolve_techniques(config.techniques, size))
         torch.manual_seed(0)

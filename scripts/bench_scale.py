@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Training throughput (boards/s) with 1 and more data-parallel processes, against one process in the same run.
 
-Every configuration runs the training step of ltn_sudoku/train.py (the objective on this rank's shard of each global
+Every configuration runs the training step of ltn_sudoku/logic/train.py (the objective on this rank's shard of each global
 batch, through DDP when distributed, backward, Adam step) on the same seeded global batches, each in fresh processes
 started like torchrun does (env:// rendezvous on this machine): gloo on the CPU, nccl on GPUs (one process per GPU).
 Wall time of the timed batches after warm-up batches, boards/s of the global batches (median of --repeats rounds over
@@ -26,15 +26,15 @@ from dataclasses import dataclass
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
-from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
-from ltn_sudoku import distributed
+from ltn_sudoku.logic import distributed
+from ltn_sudoku.logic.data import build_splits
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.operators import build_operators
 from ltn_sudoku.logic.runtime import configure_torch
-from ltn_sudoku.paths import CONF_DIR
-from ltn_sudoku.train import build_optimizer, build_splits
+from ltn_sudoku.logic.schema import compose_config
+from ltn_sudoku.logic.train import build_optimizer
 
 
 @dataclass(frozen=True)
@@ -55,8 +55,7 @@ def config(args: argparse.Namespace, setting: Setting) -> DictConfig:
                  f"train.batch_size={args.batch}", f"train.amp={setting.amp}", f"train.compile={setting.compile}",
                  f"data.train.solvable={args.batch * (args.batches + args.warmup)}", "data.train.impossible=0",
                  "data.val.solvable=1", "data.val.impossible=1", *args.overrides]
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        return compose("config", overrides=overrides)
+    return compose_config(overrides)
 
 
 def worker(rank: int, args: argparse.Namespace, setting: Setting, port: int, results: mp.Queue) -> None:

@@ -28,10 +28,11 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ltn_sudoku.board import Board  # noqa: E402
-from ltn_sudoku.evaluate import PUBLIC_SETS, load_model, sample_public  # noqa: E402
 from ltn_sudoku.exact import count_solutions, search as reference  # noqa: E402
 from ltn_sudoku.generate import generate  # noqa: E402
 from ltn_sudoku.io import read_boards  # noqa: E402
+from ltn_sudoku.logic.evaluate import PUBLIC_SETS, sample_public  # noqa: E402
+from ltn_sudoku.logic.load import load_model  # noqa: E402
 from ltn_sudoku.logic.search import guided_search  # noqa: E402
 from ltn_sudoku.paths import shared_file  # noqa: E402
 from ltn_sudoku.tiers import singles_loop_batch  # noqa: E402

@@ -20,8 +20,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ltn_sudoku import data  # noqa: E402
-from ltn_sudoku.evaluate import load_model  # noqa: E402
+from ltn_sudoku.logic import data  # noqa: E402
+from ltn_sudoku.logic.load import load_model  # noqa: E402
 from ltn_sudoku.logic.reasoning import model_boards  # noqa: E402
 from ltn_sudoku.tiers import run_tiers, singles_loop_batch  # noqa: E402
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env python
 """Visual Sudoku (ViSudo-PC shape): LTN vs CNN board classifier vs oracle grounding, by training-set size.
 
-For every split (seed) the boards are made once (ltn_sudoku.visual.data); each training-set size takes the first k
+For every split (seed) the boards are made once (ltn_sudoku.logic.visual.data); each training-set size takes the first k
 training boards. On the same held-out test boards (MNIST t10k images) it prints, mean ± std over the splits: board
 accuracy of the LTN (isCorrect from board labels only), of the CNN baseline (board labels only) and of the oracle
 grounding (a digit reader trained with the training cells' digit labels + the exact check); of the LTN's reader and
-the oracle's reader followed by exact MAP decoding (the most likely valid grid, ltn_sudoku.visual.decode; τ from the
+the oracle's reader followed by exact MAP decoding (the most likely valid grid, ltn_sudoku.logic.visual.decode; τ from the
 validation boards' labels): a learned reader + symbolic reasoning, reported as its own column; the permutation-matched
 digit accuracy of the LTN's reader and the oracle's; CPU training seconds; decoding milliseconds per board; the
 process's peak memory. JSON files of older runs, without the decoding columns, print '–' there.
@@ -31,11 +31,10 @@ from typing import Any
 
 import numpy as np
 import torch
-from hydra import compose, initialize_config_dir
 from omegaconf import open_dict
 
-from ltn_sudoku.paths import CONF_DIR
-from ltn_sudoku.visual.baselines import (
+from ltn_sudoku.logic.schema import compose_config
+from ltn_sudoku.logic.visual.baselines import (
     board_cnn_predict,
     oracle_predict,
     read_digits,
@@ -43,8 +42,8 @@ from ltn_sudoku.visual.baselines import (
     train_board_cnn,
     train_oracle_reader,
 )
-from ltn_sudoku.visual.data import VisualData, build_data
-from ltn_sudoku.visual.decode import (
+from ltn_sudoku.logic.visual.data import VisualData, build_data
+from ltn_sudoku.logic.visual.decode import (
     CLIP,
     calibrate_tau,
     calibration_log_likelihood,
@@ -52,16 +51,16 @@ from ltn_sudoku.visual.decode import (
     map_decoding_metrics,
     margins,
 )
-from ltn_sudoku.visual.evaluate import BoardScores, digit_accuracy
-from ltn_sudoku.visual.train import load_visual, train_visual
+from ltn_sudoku.logic.load import load_model
+from ltn_sudoku.logic.visual.evaluate import BoardScores, digit_accuracy
+from ltn_sudoku.logic.visual.train import train_visual
 
 MODELS = ("ltn", "cnn", "oracle")
 
 
 def ltn_config(size: int, k: int, split: int, run_dir: str, overrides: list[str]) -> Any:
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=[f"model=visual_{size}x{size}", f"data.train_boards={k}", f"seed={split}",
-                                           "train.progress=false", "threads=1", f"run_dir={run_dir}", *overrides])
+    cfg = compose_config([f"model=visual_{size}x{size}", f"data.train_boards={k}", f"seed={split}",
+                          "train.progress=false", "threads=1", f"run_dir={run_dir}", *overrides])
     return cfg
 
 
@@ -154,7 +153,7 @@ def rescore_runs(runs: list[Path], clips: list[float], test_seed: int | None = N
     print(f"{'run':<40} | {'recorded MAP %':>14} | {'recorded τ':>10} | {'clip':>5} | {'MAP now %':>9} | "
           f"{'τ now':>6} | {'val log-lik':>11} | held-out errors by kind")
     for run in runs:
-        model, _, payload = load_visual(str(run / "best.pt"))
+        model, _, payload = load_model(run / "best.pt", kind="visual")
         config = payload["config"]
         data_cfg = {**config["data"], **({} if test_seed is None else {"test_seed": test_seed})}
         data = build_data(model.n, data_cfg, int(config["seed"]))
@@ -211,8 +210,7 @@ def main() -> None:
                                                    "abduction: rule axioms on valid boards, pool 2)") for s in saved)))
         return
     torch.set_num_threads(1)
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        base = compose("config", overrides=[f"model=visual_{args.size}x{args.size}", *args.overrides])
+    base = compose_config([f"model=visual_{args.size}x{args.size}", *args.overrides])
     with open_dict(base):
         base.data.train_boards = max(args.train_boards)
     teaching = ltn_teaching(base)

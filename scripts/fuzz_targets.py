@@ -265,9 +265,9 @@ def command(case: tuple[str, list[str], str, list[Board] | None, bool]) -> None:
 # ---- checkpoints ------------------------------------------------------------------------------------------------
 @cache
 def shipped_bytes() -> bytes:
-    from ltn_sudoku.evaluate import default_checkpoint
+    from ltn_sudoku.logic.load import shipped_checkpoint
 
-    return default_checkpoint(4).read_bytes()
+    return shipped_checkpoint(4).read_bytes()
 
 
 @st.composite
@@ -336,43 +336,27 @@ def override_lists(draw: st.DrawFn) -> tuple[str, list[str]]:
 
 
 def hydra_overrides(case: tuple[str, list[str]]) -> None:
-    """Hydra's compose API with the overrides of a command line, then the entry points' up-front config check and
-    the model and logic built from the result: a Hydra error, a one-line config error, or a model."""
-    from hydra import compose, initialize_config_dir
-    from hydra.errors import HydraException
+    """The entry points' check of a command line (composed against the schema, then the rules between keys), then
+    the model and logic built from what passed: a one-line error with exit status 2, or a model."""
     from omegaconf.errors import OmegaConfBaseException
 
-    from ltn_sudoku.config_check import check_group_overrides
+    from ltn_sudoku.logic.config_check import check_command_line
     from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
     from ltn_sudoku.logic.operators import build_operators
-    from ltn_sudoku.paths import CONF_DIR
+    from ltn_sudoku.logic.schema import compose_config
 
     COUNTS["hydra overrides"] += 1
     entry, overrides = case
-    status, _, stderr = run_main(lambda _: check_group_overrides(overrides) or 0, [])
+    status, _, stderr = run_main(lambda _: check_command_line(overrides, entry) or 0, [])
     if status:
         assert status == 2 and one_line(stderr) and stderr.startswith("error:"), stderr
         return
-    try:
-        with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-            cfg = compose("config", overrides=overrides)
-    except (HydraException, OmegaConfBaseException, ValueError) as e:  # e.g. `model=0`: a ValueError of Hydra's
-        assert str(e).strip(), type(e).__name__  # Hydra's own message, printed by Hydra without a traceback
-        return
-    try:
-        from ltn_sudoku.config_check import check_config
-    except ImportError:  # the up-front check is another engineer's work in progress
-        check_config = None
-    if check_config is not None:
-        status, _, stderr = run_main(lambda _: check_config(cfg, entry) or 0, [])
-        if status:
-            assert status == 2 and one_line(stderr) and stderr.startswith("error:"), stderr
-            return
+    cfg = compose_config(overrides)  # what passed the check composes
     try:
         model = LtnSudoku(ModelConfig.from_cfg(cfg.model))
         build_operators(cfg.logic)
     except (ValueError, KeyError, OmegaConfBaseException) as e:  # BoardError and the config errors are ValueErrors
-        assert not (STRICT and check_config is not None), f"passed the config check, then {type(e).__name__}: {e}"
+        assert not STRICT, f"passed the config check, then {type(e).__name__}: {e}"
         assert str(e).strip(), type(e).__name__
         return
     assert model.n == int(cfg.model.size)

@@ -36,20 +36,21 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hydra import compose, initialize_config_dir  # noqa: E402
 from omegaconf import DictConfig  # noqa: E402
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 
-from ltn_sudoku import data, distributed  # noqa: E402
 from ltn_sudoku.io import read_boards  # noqa: E402
+from ltn_sudoku.logic import data, distributed  # noqa: E402
 from ltn_sudoku.logic import assess  # noqa: E402
+from ltn_sudoku.logic.data import build_splits  # noqa: E402
 from ltn_sudoku.logic.device import synchronize  # noqa: E402
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig  # noqa: E402
 from ltn_sudoku.logic.operators import build_operators  # noqa: E402
 from ltn_sudoku.logic.predict import LtnAnswers  # noqa: E402
 from ltn_sudoku.logic.runtime import configure_torch  # noqa: E402
-from ltn_sudoku.paths import CHECKPOINTS_DIR, CONF_DIR, DATA_DIR, REPO_ROOT, SHARED_DATA  # noqa: E402
-from ltn_sudoku.train import build_optimizer, build_splits  # noqa: E402
+from ltn_sudoku.logic.schema import compose_config  # noqa: E402
+from ltn_sudoku.logic.train import build_optimizer  # noqa: E402
+from ltn_sudoku.paths import CHECKPOINTS_DIR, DATA_DIR, REPO_ROOT, SHARED_DATA  # noqa: E402
 
 MODELS: dict[str, tuple[str, ...]] = {  # name -> Hydra overrides
     "4x4 evidence": ("model=4x4", "logic=lukasiewicz"),
@@ -72,8 +73,7 @@ def machine(device: torch.device) -> str:
 
 def config(device: str, *overrides: str) -> DictConfig:
     """A run's config, seeded and with its device resolved (cfg.device_resolved), as the trainer sees it."""
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=[f"device={device}", "threads=0", *overrides])
+    cfg = compose_config([f"device={device}", "threads=0", *overrides])
     configure_torch(cfg)
     return cfg
 
@@ -126,8 +126,8 @@ def ltn_trainer(cfg: DictConfig, pool: data.BoardSet) -> Trainer:
 
 
 def visual_trainer(cfg: DictConfig, pool: Any) -> Trainer:
-    from ltn_sudoku.visual.model import VisualConfig, VisualLtn
-    from ltn_sudoku.visual.train import objective
+    from ltn_sudoku.logic.visual.model import VisualConfig, VisualLtn
+    from ltn_sudoku.logic.visual.train import objective
 
     from omegaconf import OmegaConf
 
@@ -163,7 +163,7 @@ def train_section(args: argparse.Namespace, device: torch.device, deadline: floa
         visual = name.startswith("visual")
         base = config(args.device, *overrides, f"data.mnist_path={SHARED_DATA / 'mnist'}" if visual else "seed=0")
         if visual:
-            from ltn_sudoku.visual.data import build_data
+            from ltn_sudoku.logic.visual.data import build_data
 
             from omegaconf import open_dict
 
@@ -273,7 +273,7 @@ def ddp_section(args: argparse.Namespace, device: torch.device) -> dict[str, Any
 
 def answer_section(args: argparse.Namespace, device: torch.device) -> list[dict[str, Any]]:
     """Evaluation and classify-board LTN boards/s with the shipped 9x9 checkpoints on real Kaggle 3M rows."""
-    from ltn_sudoku.evaluate import load_model
+    from ltn_sudoku.logic.load import load_model
 
     boards = read_boards(DATA_DIR / "kaggle" / "kaggle_3m_sample1000.csv.gz")[: args.answer_boards]
     puzzles = data.BoardSet(9, torch.tensor([b.values for b in boards]), torch.zeros(len(boards), 81, dtype=torch.long),

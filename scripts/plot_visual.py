@@ -13,10 +13,11 @@ from pathlib import Path
 import torch
 from _plotting import new_axes, save
 
+from ltn_sudoku.logic.load import load_model
+from ltn_sudoku.logic.visual.boards import make_boards
+from ltn_sudoku.logic.visual.mnist import image_pools
+from ltn_sudoku.logic.visual.train import board_predictions
 from ltn_sudoku.paths import SHARED_DATA
-from ltn_sudoku.visual.boards import make_boards
-from ltn_sudoku.visual.mnist import image_pools
-from ltn_sudoku.visual.train import board_predictions, load_visual
 
 
 def main() -> None:
@@ -28,7 +29,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2024, help="test boards' seed (t10k images)")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    model, ops, _ = load_visual(str(args.checkpoint))
+    model, ops, _ = load_model(args.checkpoint, kind="visual")
     n = model.n
     boards = make_boards(n, args.boards, args.seed, image_pools(args.mnist, n)["test"], "test")
     truth, read = board_predictions(model, ops, boards.boards)

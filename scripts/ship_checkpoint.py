@@ -2,8 +2,11 @@
 """Ship a trained model: copy a run's best.pt to checkpoints/<n>x<n>.pt, evaluate it on held-out boards, and write
 checkpoints/<n>x<n>.metrics.json (training figures, evaluation figures, and the commands that reproduce both).
 
-    python -m ltn_sudoku.train model=4x4 run_dir=outputs/ship_4x4          # train (the exact overrides matter)
-    python scripts/ship_checkpoint.py outputs/ship_4x4 --train-command "python -m ltn_sudoku.train model=4x4"
+    python -m ltn_sudoku.train +experiment=4x4_evidence run_dir=outputs/ship_4x4     # train (conf/experiment/)
+    python scripts/ship_checkpoint.py outputs/ship_4x4 --name 4x4_evidence \
+        --train-command "python -m ltn_sudoku.train +experiment=4x4_evidence"
+
+A run trained with +experiment=NAME has metrics.json name its experiment (`experiment`, `experiment_command`).
 """
 
 from __future__ import annotations
@@ -14,12 +17,13 @@ import shutil
 import sys
 from pathlib import Path
 
-from hydra import compose, initialize_config_dir
 
-from ltn_sudoku.evaluate import evaluate
 from ltn_sudoku.io import atomic_write_text
 from ltn_sudoku.logic.checkpoint import load_checkpoint
-from ltn_sudoku.paths import CHECKPOINTS_DIR, CONF_DIR
+from ltn_sudoku.logic.evaluate import evaluate
+from ltn_sudoku.logic.experiments import experiment_record
+from ltn_sudoku.logic.schema import compose_config
+from ltn_sudoku.paths import CHECKPOINTS_DIR
 
 
 def main() -> int:
@@ -41,8 +45,7 @@ def main() -> int:
     shutil.copyfile(args.run / "best.pt", target.with_suffix(".pt.tmp"))
     target.with_suffix(".pt.tmp").replace(target)
     overrides = [f"model={size}x{size}", f"checkpoint={target}", f"run_dir={args.run / 'evaluate'}", *args.evaluate]
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=overrides)
+    cfg = compose_config(overrides)
     if args.evaluated is not None:
         evaluated = json.loads((args.evaluated / "metrics.json").read_text())
         if Path(evaluated["checkpoint"]).resolve() != (args.run / "best.pt").resolve():
@@ -61,6 +64,7 @@ def main() -> int:
         "best_epoch": int(payload["extra"]["epoch"]) + 1,
         "training": training,
         "evaluation": evaluation,
+        **experiment_record(payload["config"]),
     }
     metrics_file = target.with_suffix(".metrics.json")
     atomic_write_text(metrics_file, json.dumps(report, indent=2, sort_keys=True) + "\n")

@@ -4,12 +4,13 @@
 (scripts/ship_checkpoint.py) re-evaluates with ltn_sudoku.evaluate, which has no visual boards; a visual run already
 scored its held-out test boards (MNIST t10k images) when it finished.
 
-    python -m ltn_sudoku.train model=visual_4x4 run_dir=outputs/visual/ship_4x4
-    python scripts/ship_visual.py outputs/visual/ship_4x4 --train-command "python -m ltn_sudoku.train model=visual_4x4"
+    python -m ltn_sudoku.train +experiment=visual_4x4 run_dir=outputs/visual/ship_4x4
+    python scripts/ship_visual.py outputs/visual/ship_4x4 \
+        --train-command "python -m ltn_sudoku.train +experiment=visual_4x4"
     python scripts/ship_visual.py --rescore checkpoints/visual_4x4.pt    # recompute a shipped model's test figures
 
 --rescore rebuilds the checkpoint's validation and test boards from its config (deterministic), recomputes every
-test figure (ltn_sudoku.visual.train.test_metrics: the old ones reproduce, new ones such as MAP decoding are added)
+test figure (ltn_sudoku.logic.visual.train.test_metrics: the old ones reproduce, new ones such as MAP decoding are added)
 and the calibrated τ (`map_tau`, read by classify-board), and updates the metrics file beside it (and the
 checkpoint's own `map_tau`, where it has one).
 """
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from ltn_sudoku.io import atomic_write_text
 from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
+from ltn_sudoku.logic.experiments import experiment_record
 from ltn_sudoku.paths import CHECKPOINTS_DIR
 
 
@@ -49,7 +51,7 @@ def main() -> int:
               "best_epoch": int(payload["extra"]["epoch"]) + 1, "digit_names": payload["extra"].get("digit_names"),
               "training": {k: v for k, v in metrics.items() if not k.startswith("test/")},
               "evaluation": {k: v for k, v in metrics.items() if k.startswith("test/")},
-              "map_tau": metrics.get("test/map_decoding/tau")}
+              "map_tau": metrics.get("test/map_decoding/tau"), **experiment_record(payload["config"])}
     metrics_file = target.with_suffix(".metrics.json")
     atomic_write_text(metrics_file, json.dumps(report, indent=2, sort_keys=True) + "\n")
     print(f"{target} ({target.stat().st_size / 1e3:.0f} kB) and {metrics_file} written")
@@ -62,11 +64,12 @@ def rescore(checkpoint: Path) -> int:
     """Recompute a shipped checkpoint's test figures on the boards its config names; update its metrics file."""
     import torch
 
-    from ltn_sudoku.visual.data import build_data
-    from ltn_sudoku.visual.train import load_visual, test_metrics
+    from ltn_sudoku.logic.visual.data import build_data
+    from ltn_sudoku.logic.load import load_model
+    from ltn_sudoku.logic.visual.train import test_metrics
 
     torch.set_num_threads(1)
-    model, ops, payload = load_visual(str(checkpoint))
+    model, ops, payload = load_model(checkpoint, kind="visual")
     config = payload["config"]
     data = build_data(model.n, config["data"], int(config["seed"]))
     metrics = test_metrics(model, ops, data)

@@ -9,24 +9,22 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import torch
-from hydra import compose, initialize_config_dir
 
-from ltn_sudoku import data
 from ltn_sudoku.board import Board
-from ltn_sudoku.evaluate import default_checkpoint, load_model
+from ltn_sudoku.logic import data
 from ltn_sudoku.logic import assess
 from ltn_sudoku.logic.grounding import one_hot_givens
 from ltn_sudoku.logic.inference import decoded, is_valid_assignment
+from ltn_sudoku.logic.load import load_model, shipped_checkpoint
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
-from ltn_sudoku.paths import CONF_DIR
+from ltn_sudoku.logic.schema import compose_config
 
 BOARDS = 1000
 
 
 def tiny_model(n: int) -> LtnSudoku:
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=[f"model={n}x{n}", "model.hidden=8", "model.steps=2", "model.eval_steps=2",
-                                           "model.solution_hidden=4", "model.heuristic_hidden=4"])
+    cfg = compose_config([f"model={n}x{n}", "model.hidden=8", "model.steps=2", "model.eval_steps=2",
+                          "model.solution_hidden=4", "model.heuristic_hidden=4"])
     torch.manual_seed(0)
     return LtnSudoku(ModelConfig.from_cfg(cfg.model))
 
@@ -80,7 +78,7 @@ def test_the_crisp_kb_agrees_with_the_board_rules(n: int) -> None:
 
 def test_board_accuracy_is_the_symbolic_verdict_and_reads_no_solution() -> None:
     """The shipped 4x4 model, stopped after 1, 2 or its full number of refinement steps: solved and unsolved boards."""
-    model = load_model(default_checkpoint(4), 4)[0]
+    model = load_model(shipped_checkpoint(4), 4)[0]
     puzzles = data.generated(4, "open_solvable", 40, seed=4)
     wrong = replace(puzzles, solutions=puzzles.solutions.flip(0))
     verdicts = []

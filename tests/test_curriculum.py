@@ -6,8 +6,8 @@ from __future__ import annotations
 import torch
 from omegaconf import OmegaConf
 
-from ltn_sudoku import data
-from ltn_sudoku.train import curriculum_floor
+from ltn_sudoku.logic import data
+from ltn_sudoku.logic.train import curriculum_floor
 
 
 def test_floor_falls_linearly_to_every_board() -> None:

@@ -20,21 +20,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
-from ltn_sudoku.board import Board
 from ltn_sudoku.cli import main as cli_main
-from ltn_sudoku.evaluate import evaluate, load_model
 from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.logic.device import HostTransferError, host_transfer_guard, to_numpy
+from ltn_sudoku.logic.evaluate import evaluate
+from ltn_sudoku.logic.load import load_model
 from ltn_sudoku.logic.predict import LtnPredictor
-from ltn_sudoku.paths import CONF_DIR, DATA_DIR, REPO_ROOT, SHARED_DATA
-from ltn_sudoku.train import train
+from ltn_sudoku.logic.schema import compose_config
+from ltn_sudoku.logic.train import train
+from ltn_sudoku.paths import DATA_DIR, REPO_ROOT, SHARED_DATA
 from tests.test_train import TINY, TINY_EVAL
 
-LEARNED = [REPO_ROOT / "ltn_sudoku" / p for p in ("logic", "visual", "train.py", "evaluate.py", "data.py",
-                                                  "distributed.py", "cli/visual.py")]
+LEARNED = [REPO_ROOT / "ltn_sudoku" / p for p in ("logic", "branching", "train.py", "evaluate.py", "cli/visual.py")]
 TINY_9 = ["data.train.solvable=12", "data.train.impossible=4", "data.val.solvable=4", "data.val.impossible=4",
           "data.val.closed_valid=2", "data.val.closed_invalid=2"]
 TINY_VISUAL = ["data.train_boards=8", "data.val_boards=8", "data.test_boards=8", "train.epochs=1",
@@ -46,9 +45,8 @@ ENV = {**os.environ, "PYTHONWARNINGS": "ignore", "OMP_NUM_THREADS": "1"}
 
 def config(run_dir: Path, model: str, device: str, *overrides: str) -> DictConfig:
     tiny = TINY_VISUAL if model.startswith("visual") else TINY
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        return compose("config", overrides=[f"model={model}", f"run_dir={run_dir}", f"device={device}", *tiny,
-                                            *overrides])
+    return compose_config([f"model={model}", f"run_dir={run_dir}", f"device={device}", *tiny,
+                           *overrides])
 
 
 @pytest.fixture
@@ -231,7 +229,7 @@ def test_models_answer_where_they_are_whatever_ltntorchs_global_device(monkeypat
                                                                            search_budget=4)
     assert answers[0]["hasSolution"] is not None
     cfg = config(tmp_path, "4x4", "cpu", "train.epochs=1")
-    from ltn_sudoku import train as trainer
+    from ltn_sudoku.logic import train as trainer
 
     monkeypatch.setattr(trainer, "configure_torch", _configure_keeping_ltn_device(trainer.configure_torch))
     assert np.isfinite(train(cfg)["val/loss"])
@@ -271,11 +269,10 @@ def test_solve_ltn_on_the_device(device: str, guarded: None, capsys: pytest.Capt
 
 def test_classify_board_reads_a_visual_board_on_the_device(tmp_path: Path, device: str, guarded: None,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
-    from ltn_sudoku.visual.data import build_data
+    from ltn_sudoku.logic.visual.data import build_data
 
     train(config(tmp_path / "run", "visual_4x4", device))
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=["model=visual_4x4", *TINY_VISUAL])
+    cfg = compose_config(["model=visual_4x4", *TINY_VISUAL])
     images = build_data(4, cfg.data, 0).test.boards.images[0]
     np.savez(tmp_path / "cells.npz", images=images)
     assert cli_main(["classify", str(tmp_path / "cells.npz"), "--visual-checkpoint", str(tmp_path / "run" / "best.pt"),

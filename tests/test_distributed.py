@@ -1,4 +1,4 @@
-"""Data-parallel training (ltn_sudoku/distributed.py): 2 gloo processes under torchrun against the single-process run
+"""Data-parallel training (ltn_sudoku/logic/distributed.py): 2 gloo processes under torchrun against the single-process run
 on the same global batches, rank-0-only writes, the run folder agreed by the ranks, resume, the submitit launcher."""
 
 from __future__ import annotations
@@ -15,14 +15,15 @@ import torch
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 from torch import nn
 
-from ltn_sudoku import distributed
+from ltn_sudoku.logic import distributed
 from ltn_sudoku.logic.checkpoint import load_checkpoint
+from ltn_sudoku.logic.data import build_splits
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.objective import objective
 from ltn_sudoku.logic.operators import build_operators
 from ltn_sudoku.logic.runtime import configure_torch
+from ltn_sudoku.logic.train import train
 from ltn_sudoku.paths import REPO_ROOT
-from ltn_sudoku.train import build_splits, train
 from tests.test_train import TINY, config
 
 DATA = "data.train.solvable=21"  # with TINY's 8 impossible boards: 29 training boards, batches of 4

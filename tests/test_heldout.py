@@ -8,16 +8,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import torch
-from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig, OmegaConf
 
-from ltn_sudoku import data
-from ltn_sudoku.evaluate import _without, evaluate, training_boards
 from ltn_sudoku.io import parse_board_text
+from ltn_sudoku.logic import data
 from ltn_sudoku.logic.checkpoint import save_checkpoint
+from ltn_sudoku.logic.data import build_splits
+from ltn_sudoku.logic.evaluate import _without, evaluate, training_boards
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
-from ltn_sudoku.paths import CONF_DIR
-from ltn_sudoku.train import build_splits
+from ltn_sudoku.logic.schema import compose_config
 
 TINY = ["model=4x4", "model.hidden=8", "model.steps=2", "model.eval_steps=2", "model.solution_hidden=4",
         "model.heuristic_hidden=4", "model.techniques=[Naked Single,Hidden Single]", "data.train.solvable=12",
@@ -26,8 +25,7 @@ TINY = ["model=4x4", "model.hidden=8", "model.steps=2", "model.eval_steps=2", "m
 
 
 def config(*overrides: str) -> DictConfig:
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        return compose("config", overrides=[*TINY, *overrides])
+    return compose_config([*TINY, *overrides])
 
 
 def test_without_removes_exactly_the_seen_boards() -> None:

@@ -11,17 +11,16 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from hydra import compose, initialize_config_dir
 
-from ltn_sudoku import data
-from ltn_sudoku.evaluate import load_model
+from ltn_sudoku.logic import data
 from ltn_sudoku.logic import assess
 from ltn_sudoku.logic.labels import resolve_techniques
+from ltn_sudoku.logic.load import load_model
 from ltn_sudoku.logic.metrics import accuracy, precision_recall_f1
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.operators import build_operators
-from ltn_sudoku.paths import CONF_DIR
-from ltn_sudoku.train import train
+from ltn_sudoku.logic.schema import compose_config
+from ltn_sudoku.logic.train import train
 
 SEED = 4242
 RUN = ["model=4x4", "data.train.solvable=1200", "data.train.impossible=400", "data.val.solvable=100",
@@ -37,8 +36,7 @@ def figures(model: LtnSudoku, boards: data.BoardSet, puzzles: data.BoardSet, sta
 
 
 def test_a_short_training_run_beats_its_baselines_on_fresh_boards(tmp_path: Path) -> None:
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=[*RUN, f"run_dir={tmp_path}"])
+    cfg = compose_config([*RUN, f"run_dir={tmp_path}"])
     torch.manual_seed(int(cfg.seed))
     untrained = LtnSudoku(ModelConfig.from_cfg(cfg.model)).eval()
     train(cfg)

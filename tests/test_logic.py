@@ -21,7 +21,7 @@ from ltn_sudoku.logic.axioms import (CONSTRAINT_AXIOMS, RULE_AXIOMS, board_satis
 from ltn_sudoku.logic.grounding import Grounding, TablePredicate, encode_boards, index_variable, one_hot_givens
 from ltn_sudoku.logic.labels import resolve_techniques, technique_labels
 from ltn_sudoku.logic.hasvalue import HasValueConfig, RecurrentHasValue, build_has_value
-from ltn_sudoku.logic.model import INSTANCE_TYPES, RecommendsHeuristicNet
+from ltn_sudoku.logic.model import INSTANCE_TYPES, ModelConfig, RecommendsHeuristicNet
 from ltn_sudoku.logic.operators import FAMILIES, AggregLogProduct, AggregMax, build_operators
 
 VALID_4 = parse_board_text("1234341221434321")
@@ -122,12 +122,11 @@ def test_unknown_family_is_an_error() -> None:
         build_operators({"family": "zadeh"})
 
 
-def test_p_schedule_ramps_linearly_and_goedel_ignores_p() -> None:
-    ops = build_operators({"family": "product", "p_forall": 1, "p_exists": 1,
-                           "schedule": {"p_forall_end": 3, "p_exists_end": 5, "epochs": 3}})
-    assert (ops.at_epoch(0).p_forall, ops.at_epoch(0).p_exists) == (1, 1)
-    assert (ops.at_epoch(1).p_forall, ops.at_epoch(1).p_exists) == (2, 3)
-    assert (ops.at_epoch(7).p_forall, ops.at_epoch(7).p_exists) == (3, 5)
+def test_goedel_ignores_p_and_a_retired_logic_knob_is_refused() -> None:
+    for retired in ({"schedule": {"p_forall_end": 3, "p_exists_end": 5, "epochs": 3}}, {"labelled_forall": "family"}):
+        with pytest.raises(ValueError, match=f"logic.{next(iter(retired))}=.*retired"):
+            build_operators({"family": "product", "p_forall": 1, "p_exists": 1, **retired})
+    build_operators({"family": "product", "schedule": None, "labelled_forall": "log_product"})  # as checkpoints hold
     goedel = build_operators({"family": "goedel"})
     v = index_variable("v", torch.arange(3))
     truth = ltn.core.LTNObject(torch.tensor([0.2, 0.9, 0.5]), ["v"])
@@ -233,16 +232,13 @@ def test_has_value_treats_boards_independently_and_digits_alike() -> None:
         assert torch.allclose(permuted[..., [p - 1 for p in perm]], together, atol=1e-5)
 
 
-def test_clamping_keeps_sure_cells_and_never_touches_givens() -> None:
-    boards = _mixed_boards(4)[:8]
-    x = one_hot_givens(encode_boards(boards, 4), 4)
-    net = _net()
-    plain = net(x, 4)
-    assert torch.equal(net(x, 4, clamp_every=2, clamp_threshold=1.0)[-1], plain[-1])  # nothing is ever that sure
-    clamped = net(x, 6, clamp_every=2, clamp_threshold=0.0)  # everything is: all cells fixed after step 2
-    filled = x.sum(-1) > 0
-    assert torch.equal(clamped[-1][filled], x[filled])
-    assert torch.equal(clamped[-1], clamped[1]) and set(clamped[-1].unique().tolist()) <= {0.0, 1.0}
+def test_a_checkpoint_config_with_a_retired_model_knob_is_refused() -> None:
+    model = {"size": 4, "eval_steps": 2, "kb_every": 1, "solution_hidden": 4, "heuristic_hidden": 4,
+             "techniques": ["Naked Single"], "hidden": 8}
+    ModelConfig.from_cfg({**model, "digit_dim": 0, "cell_dim": 0, "clamp_every": 0, "clamp_threshold": 0.99})
+    for key in ("digit_dim", "cell_dim", "clamp_every"):
+        with pytest.raises(ValueError, match=f"model.{key}=4: retired"):
+            ModelConfig.from_cfg({**model, key: 4})
 
 
 def test_log_product_forall_is_the_geometric_mean_and_learns_from_confident_errors() -> None:
@@ -251,10 +247,7 @@ def test_log_product_forall_is_the_geometric_mean_and_learns_from_confident_erro
     assert torch.allclose(AggregLogProduct()(truths, dim=0), truths.prod() ** (1 / 3))
     mask = torch.tensor([True, False, True])
     assert torch.allclose(AggregLogProduct()(truths, dim=0, mask=mask), torch.tensor((0.9 * 0.2) ** 0.5))
-    assert ops.labelled_op is not None
-    assert build_operators({"family": "goedel", "labelled_forall": "family"}).labelled_op is None
-    with pytest.raises(ValueError, match="labelled_forall"):
-        build_operators({"family": "goedel", "labelled_forall": "nonsense"})
+    assert isinstance(ops.labelled_op, AggregLogProduct)
     # facts labelled false: one confidently wrong (logit 8), one right (logit -8)
     logits = torch.tensor([8.0, -8.0], requires_grad=True)
     (1 - AggregLogProduct()(1 - torch.sigmoid(logits), dim=0)).backward()
@@ -272,3 +265,20 @@ def test_each_technique_reads_the_instances_of_its_pattern() -> None:
         ("cell",), ("intersection",), ("cell_pair",), INSTANCE_TYPES]
     truths = net(one_hot_givens(encode_boards(_mixed_boards(4)[:5], 4), 4))
     assert truths.shape == (5, 4) and bool(((truths > 0) & (truths < 1)).all())
+
+
+def test_a_grounding_is_one_registry_entry_that_describes_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    """build_has_value and describe_inputs read GROUNDINGS only: a new kind needs its class and one entry."""
+    from ltn_sudoku.logic import hasvalue
+    from ltn_sudoku.logic.hasvalue.evidence import EvidenceHasValue
+    from ltn_sudoku.logic.model import describe_inputs
+
+    class Echo(EvidenceHasValue):
+        DESCRIPTION = "the evidence grounding under another name"
+
+    monkeypatch.setitem(hasvalue.GROUNDINGS, "echo", Echo)
+    config = ModelConfig(size=4, has_value=HasValueConfig(kind="echo", hidden=8, steps=2), eval_steps=2, kb_every=1,
+                         solution_hidden=4, heuristic_hidden=4, techniques=())
+    assert isinstance(build_has_value(Grounding(4), config.has_value), Echo)
+    assert describe_inputs(config)["hasValue"] == Echo.DESCRIPTION
+    assert all(cls.DESCRIPTION for cls in hasvalue.GROUNDINGS.values())

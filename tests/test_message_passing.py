@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 import torch
-from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
-from ltn_sudoku import data
-from ltn_sudoku.evaluate import evaluate
 from ltn_sudoku.generate import generate
+from ltn_sudoku.logic import data
+from ltn_sudoku.logic.evaluate import evaluate
 from ltn_sudoku.logic.grounding import Grounding, encode_boards, one_hot_givens
 from ltn_sudoku.logic.hasvalue import HasValueConfig, build_has_value
 from ltn_sudoku.logic.hasvalue.message_passing import MessagePassingHasValue
@@ -23,8 +22,8 @@ from ltn_sudoku.logic.labels import resolve_techniques
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.objective import objective
 from ltn_sudoku.logic.operators import build_operators
-from ltn_sudoku.paths import CONF_DIR
-from ltn_sudoku.train import train
+from ltn_sudoku.logic.schema import compose_config
+from ltn_sudoku.logic.train import train
 
 TINY = ["model=4x4_mp", "model.hidden=8", "model.message_dim=4", "model.steps=3", "model.eval_steps=4",
         "model.kb_every=1", "model.solution_hidden=4", "model.heuristic_hidden=4",
@@ -34,8 +33,7 @@ TINY = ["model=4x4_mp", "model.hidden=8", "model.message_dim=4", "model.steps=3"
 
 
 def config(run_dir: Path, *overrides: str) -> DictConfig:
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        return compose("config", overrides=[*TINY, f"run_dir={run_dir}", *overrides])
+    return compose_config([*TINY, f"run_dir={run_dir}", *overrides])
 
 
 def _net(n: int) -> MessagePassingHasValue:

@@ -13,32 +13,29 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import torch
-from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 from torch import nn
 
-from ltn_sudoku import data
 from ltn_sudoku.candidates import CandidateGrid, Contradiction
 from ltn_sudoku.exact import count_solutions_batch
+from ltn_sudoku.logic import data
 from ltn_sudoku.logic.axioms import class_axioms, definition_axioms, supervised_axiom, technique_axioms
 from ltn_sudoku.logic.grounding import Grounding, one_hot_givens
 from ltn_sudoku.logic.labels import resolve_techniques
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.objective import objective
 from ltn_sudoku.logic.operators import Operators, build_operators
-from ltn_sudoku.paths import CONF_DIR
+from ltn_sudoku.logic.schema import compose_config
 
 TECHNIQUES = ["Naked Single", "Hidden Single", "Naked Pair", "Locked Candidates Type 1 (Pointing)"]
 LUKASIEWICZ = build_operators({"family": "lukasiewicz", "p_forall": 1, "p_exists": 1})
-LUKASIEWICZ_PLAIN = build_operators({"family": "lukasiewicz", "p_forall": 1, "p_exists": 1,
-                                     "labelled_forall": "family"})
+LUKASIEWICZ_PLAIN = replace(LUKASIEWICZ, labelled_op=None)  # the family's own ∀ for the labelled facts too
 
 
 def tiny_config(*overrides: str) -> DictConfig:
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        return compose("config", overrides=["model=4x4", "model.hidden=8", "model.steps=2", "model.kb_every=1",
-                                            "model.solution_hidden=4", "model.heuristic_hidden=4",
-                                            f"model.techniques=[{','.join(repr(t) for t in TECHNIQUES)}]", *overrides])
+    return compose_config(["model=4x4", "model.hidden=8", "model.steps=2", "model.kb_every=1",
+                           "model.solution_hidden=4", "model.heuristic_hidden=4",
+                           f"model.techniques=[{','.join(repr(t) for t in TECHNIQUES)}]", *overrides])
 
 
 @pytest.fixture(scope="module")

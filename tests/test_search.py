@@ -10,13 +10,12 @@ import torch
 
 from ltn_sudoku import candidates, engine, exact
 from ltn_sudoku.board import Board
-from ltn_sudoku.evaluate import load_model
 from ltn_sudoku.exact import count_solutions, solve
 from ltn_sudoku.generate import generate
 from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.logic.hasvalue import HasValueConfig
+from ltn_sudoku.logic.load import load_model, shipped_checkpoint
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
-from ltn_sudoku.logic.predict import shipped_checkpoint
 from ltn_sudoku.logic.search import SearchResult, guided_search
 
 

@@ -18,10 +18,11 @@ import numpy as np
 import pytest
 import torch
 
-from ltn_sudoku import data
-from ltn_sudoku.evaluate import DEFAULT_GIVENS_BINS, default_checkpoint, load_model
+from ltn_sudoku.logic import data
 from ltn_sudoku.logic import assess
+from ltn_sudoku.logic.evaluate import DEFAULT_GIVENS_BINS
 from ltn_sudoku.logic.labels import resolve_techniques
+from ltn_sudoku.logic.load import load_model, shipped_checkpoint
 from ltn_sudoku.logic.metrics import accuracy
 from ltn_sudoku.logic.predict import LtnPredictor
 
@@ -30,7 +31,7 @@ BOARDS = 100
 
 
 def published(size: int) -> dict[str, float]:
-    path = default_checkpoint(size).with_suffix(".metrics.json")
+    path = shipped_checkpoint(size).with_suffix(".metrics.json")
     return json.loads(path.read_text())["evaluation"]
 
 
@@ -40,7 +41,7 @@ def tolerance(p: float, k: int) -> float:
 
 def measured(size: int, steps: int | None) -> dict[str, Any]:
     """The published questions' figures on fresh boards: isCorrect, hasSolution, solving, heuristics."""
-    model, ops, _ = load_model(default_checkpoint(size), size)
+    model, ops, _ = load_model(shipped_checkpoint(size), size)
     half = BOARDS // 2
     closed = data.BoardSet.concat([data.generated(size, "closed_valid", half, SEED),
                                    data.generated(size, "closed_invalid", half, SEED)])

@@ -10,17 +10,17 @@ from pathlib import Path
 
 import pytest
 import torch
-from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.cli import build_parser, run_command
-from ltn_sudoku.evaluate import evaluate
 from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.logic.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from ltn_sudoku.logic.evaluate import evaluate
 from ltn_sudoku.logic.predict import LtnPredictor
-from ltn_sudoku.paths import CONF_DIR, REPO_ROOT
-from ltn_sudoku.train import train
+from ltn_sudoku.logic.schema import compose_config
+from ltn_sudoku.logic.train import train
+from ltn_sudoku.paths import REPO_ROOT
 
 TINY = [
     "model.hidden=8", "model.steps=2", "model.eval_steps=3", "model.kb_every=2", "model.solution_hidden=4",
@@ -33,8 +33,7 @@ TINY_EVAL = ["evaluate.closed=8", "evaluate.open=24", "evaluate.solving=8", "eva
 
 
 def config(run_dir: Path, *overrides: str) -> DictConfig:
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        return compose("config", overrides=["model=4x4", f"run_dir={run_dir}", *TINY, *overrides])
+    return compose_config(["model=4x4", f"run_dir={run_dir}", *TINY, *overrides])
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +105,7 @@ def test_init_from_starts_from_the_checkpoint_weights(trained: Path, tmp_path: P
 
 def test_a_warm_start_carries_its_parents_boards_into_the_held_out_check(trained: Path, tmp_path: Path) -> None:
     """Evaluation must hold out the boards the parent run trained on too, not only the warm-started run's own."""
-    from ltn_sudoku.evaluate import seen_boards, training_boards
+    from ltn_sudoku.logic.evaluate import seen_boards, training_boards
 
     child = tmp_path / "child"
     train(config(child, "train.epochs=1", "seed=7", f"train.init_from={trained / 'last.pt'}"))

@@ -1,4 +1,4 @@
-"""Abduction (ltn_sudoku/visual/abduce.py) against the truth: the abduced grid of a valid board read with a few
+"""Abduction (ltn_sudoku/logic/visual/abduce.py) against the truth: the abduced grid of a valid board read with a few
 unsure mistakes is the board's true grid; invalid boards get none; its axiom's loss is torch's cross-entropy."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from torch import nn
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import random_solutions
-from ltn_sudoku.visual.abduce import NO_GRID, abduced_grids, abduced_satisfaction
-from ltn_sudoku.visual.boards import BoardImages
+from ltn_sudoku.logic.visual.abduce import NO_GRID, abduced_grids, abduced_satisfaction
+from ltn_sudoku.logic.visual.boards import BoardImages
 
 
 class PixelReader(nn.Module):

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hydra import compose, initialize_config_dir
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.cli import build_parser, run_command
 from ltn_sudoku.io import parse_board_text
-from ltn_sudoku.paths import CONF_DIR, SHARED_DATA
-from ltn_sudoku.visual.data import build_data
-from ltn_sudoku.visual.train import train_visual
+from ltn_sudoku.logic.schema import compose_config
+from ltn_sudoku.logic.visual.data import build_data
+from ltn_sudoku.logic.visual.train import train_visual
+from ltn_sudoku.paths import SHARED_DATA
 
 
 def classify(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -28,10 +28,9 @@ def classify(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, 
 def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
     """A visual 4x4 checkpoint trained for one epoch on 8 boards, and the boards (test images to classify)."""
     run = tmp_path_factory.mktemp("visual_run")
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=["model=visual_4x4", f"run_dir={run}", "data.train_boards=8",
-                                           "data.val_boards=8", "data.test_boards=6", "train.epochs=1",
-                                           "train.progress=false", f"data.mnist_path={SHARED_DATA / 'mnist'}"])
+    cfg = compose_config(["model=visual_4x4", f"run_dir={run}", "data.train_boards=8",
+                          "data.val_boards=8", "data.test_boards=6", "train.epochs=1",
+                          "train.progress=false", f"data.mnist_path={SHARED_DATA / 'mnist'}"])
     data = build_data(4, cfg.data, 0)
     train_visual(cfg, data)
     return run / "best.pt", data.test
@@ -92,8 +91,8 @@ def test_symbolic_checkpoint_is_refused(tmp_path: Path, capsys: pytest.CaptureFi
 def test_shipped_visual_4x4_reads_held_out_boards(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """checkpoints/visual_4x4.pt on fresh t10k boards: the digits it reads are the true ones (checkpoints/
     visual_4x4.metrics.json publishes 98.7 % of cells; 90 % is asked here of 96 cells)."""
-    from ltn_sudoku.visual.boards import make_boards
-    from ltn_sudoku.visual.mnist import image_pools
+    from ltn_sudoku.logic.visual.boards import make_boards
+    from ltn_sudoku.logic.visual.mnist import image_pools
 
     boards = make_boards(4, 6, 4242, image_pools(SHARED_DATA / "mnist", 4)["test"], "test")
     right = 0

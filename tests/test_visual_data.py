@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ltn_sudoku.logic.visual.boards import make_boards
+from ltn_sudoku.logic.visual.mnist import MnistError, image_pools, load_mnist
 from ltn_sudoku.paths import SHARED_DATA
-from ltn_sudoku.visual.boards import make_boards
-from ltn_sudoku.visual.mnist import MnistError, image_pools, load_mnist
 
 MNIST = SHARED_DATA / "mnist"
 

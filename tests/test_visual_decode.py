@@ -1,4 +1,4 @@
-"""MAP decoding of readings (ltn_sudoku.visual.decode) against truth: brute force over all 288 valid 4x4 grids, an
+"""MAP decoding of readings (ltn_sudoku.logic.visual.decode) against truth: brute force over all 288 valid 4x4 grids, an
 independent MILP solver (scipy's HiGHS) on 9x9, and the board module's exact validity check."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 
 from ltn_sudoku.board import Board, geometry
 from ltn_sudoku.generate import generate
-from ltn_sudoku.visual.decode import (
+from ltn_sudoku.logic.visual.decode import (
     BOUND,
     CLIP,
     SCALE,

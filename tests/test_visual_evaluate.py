@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from ltn_sudoku.visual.evaluate import _hungarian, best_permutation, confusion, digit_accuracy
+from ltn_sudoku.logic.visual.evaluate import _hungarian, best_permutation, confusion, digit_accuracy
 
 
 def test_renamed_digits_score_full_marks() -> None:

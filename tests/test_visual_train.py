@@ -11,25 +11,26 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
-from ltn_sudoku.config_check import check_config
 from ltn_sudoku.logic.checkpoint import load_checkpoint
-from ltn_sudoku.paths import CONF_DIR, REPO_ROOT, SHARED_DATA
-from ltn_sudoku.train import train
-from ltn_sudoku.visual.boards import VisualBoards
-from ltn_sudoku.visual.data import VisualData, build_data
-from ltn_sudoku.visual.decode import CLIP
-from ltn_sudoku.visual.train import load_visual, shifted, train_visual, warped
+
+from ltn_sudoku.logic.config_check import check_command_line, check_config
+from ltn_sudoku.logic.load import load_model
+from ltn_sudoku.logic.schema import compose_config
+from ltn_sudoku.logic.train import train
+from ltn_sudoku.logic.visual.boards import VisualBoards
+from ltn_sudoku.logic.visual.data import VisualData, build_data
+from ltn_sudoku.logic.visual.decode import CLIP
+from ltn_sudoku.logic.visual.train import shifted, train_visual, warped
+from ltn_sudoku.paths import REPO_ROOT, SHARED_DATA
 
 TINY = ["data.train_boards=8", "data.val_boards=8", "data.test_boards=8", "train.epochs=2", "train.progress=false",
         f"data.mnist_path={SHARED_DATA / 'mnist'}"]
 
 
 def config(run_dir: Path, *overrides: str) -> DictConfig:
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        return compose("config", overrides=["model=visual_4x4", f"run_dir={run_dir}", *TINY, *overrides])
+    return compose_config(["model=visual_4x4", f"run_dir={run_dir}", *TINY, *overrides])
 
 
 def test_train_entry_point_trains_a_visual_model(tmp_path: Path) -> None:
@@ -42,7 +43,7 @@ def test_train_entry_point_trains_a_visual_model(tmp_path: Path) -> None:
     assert payload["config"]["model"]["kind"] == "visual" and "epoch" in payload["extra"]
     assert sorted(payload["extra"]["digit_names"]) == [0, 1, 2, 3]
     assert any((tmp_path / "tb").iterdir())
-    model, _, _ = load_visual(str(tmp_path / "best.pt"))
+    model, _, _ = load_model(tmp_path / "best.pt", kind="visual")
     assert model.read(torch.zeros(1, 16, 28, 28, dtype=torch.uint8)).shape == (1, 16)
 
 
@@ -77,19 +78,19 @@ def test_training_never_reads_a_digit_label(tmp_path: Path, overrides: tuple[str
     ("train.abduce_bound=0", "train.abduce_bound=0"),
     ("model.pool=3", "model.pool=3"),
     ("train.self_train_confident=1.5", "train.self_train_confident=1.5"),
-    ("train.monitor=val/loss", "train.monitor='val/loss'"),
-    ("model.pool=true", "model.pool=True"),
+    ("train.monitor=val/loss", "train.monitor=val/loss"),
+    ("model.pool=true", "model.pool=true"),
     ("model.axioms=[row,nonsense]", "model.axioms"),
     ("train.rotate=-5", "train.rotate=-5"),
     ("train.scale=1.0", "train.scale=1.0"),
-    ("train.warp_once_explained=maybe", "train.warp_once_explained='maybe'"),
+    ("train.warp_once_explained=maybe", "train.warp_once_explained=maybe"),
 ])
 def test_bad_visual_configs_are_refused(tmp_path: Path, override: str, message: str,
                                         capsys: pytest.CaptureFixture[str]) -> None:
-    cfg = config(tmp_path, override)
-    with pytest.raises(SystemExit) as exit_info:
-        check_config(cfg, "train")
-    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:  # the command line, composed against the schema, then checked
+        check_command_line(["model=visual_4x4", f"run_dir={tmp_path}", *TINY, override], "train")
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and message in err and err.count("\n") == 1
 
 
 def test_sweep_axes_override_the_visual_defaults(tmp_path: Path) -> None:
@@ -130,7 +131,7 @@ def test_warped_keeps_each_digit_a_digit() -> None:
 def test_rotation_waits_for_abduction_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gated: bool,
                                                  degrees: float) -> None:
     """With train.warp_once_explained and no board explained (abduction off here) training sees shifts only."""
-    import ltn_sudoku.visual.train as visual_train
+    import ltn_sudoku.logic.visual.train as visual_train
 
     seen: list[float] = []
 

@@ -21,7 +21,7 @@ import torch
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.branching.propagate import Crisp
-from ltn_sudoku.evaluate import load_model
+from ltn_sudoku.logic.load import load_model
 from ltn_sudoku.logic.device import device_of, to_numpy
 from ltn_sudoku.logic.grounding import one_hot_givens
 from ltn_sudoku.logic.model import LtnSudoku, describe_inputs
@@ -41,7 +41,7 @@ class ModelOrder:
     @classmethod
     def load(cls, path: str | os.PathLike[str], name: str | None = None) -> ModelOrder:
         """A checkpoint file (CheckpointError, a ValueError, when it is missing, damaged or unsafe)."""
-        model, _, payload = load_model(path)
+        model, _, payload = load_model(path, kind="board")
         extra = payload.get("extra", {})
         seen = extra.get("boards_seen", extra.get("metrics", {}).get("train/boards_seen"))
         return cls(model, name or f"hasValue {Path(path).stem}", Path(path), None if seen is None else int(seen))

@@ -85,13 +85,14 @@ def read_visual_board(path: Path, checkpoint: Path, device: str = "cpu") -> tupl
     import torch
 
     from ltn_sudoku.logic.checkpoint import CheckpointError
+
+    from ltn_sudoku.logic.load import load_model
     from ltn_sudoku.logic.device import device_of, to_numpy
-    from ltn_sudoku.visual.train import load_visual
 
     images = load_cells(path)
     n = round(len(images) ** 0.5)
     try:
-        model, ops, payload = load_visual(str(checkpoint), device)
+        model, ops, payload = load_model(checkpoint, device=device, kind="visual")
     except CheckpointError as e:
         raise UsageError(str(e)) from None
     if model.n != n:
@@ -120,8 +121,8 @@ def map_tau(payload: dict[str, Any], checkpoint: Path) -> float | None:
 
 def decoding_of(probs: np.ndarray, names: np.ndarray, tau: float | None) -> dict[str, object]:
     """The `map_decoding` answer: the most likely valid grid of the readings (in the checkpoint's digit names), its
-    log-likelihood against the reading's, and the verdict at τ (ltn_sudoku.visual.decode)."""
-    from ltn_sudoku.visual.decode import decode
+    log-likelihood against the reading's, and the verdict at τ (ltn_sudoku.logic.visual.decode)."""
+    from ltn_sudoku.logic.visual.decode import decode
 
     decoded = decode(probs)
     grid = None if decoded.grid is None else Board((names[decoded.grid - 1] + 1).tolist(), len(names)).to_line()

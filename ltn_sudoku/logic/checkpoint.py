@@ -90,3 +90,4 @@ def load_checkpoint(path: str | os.PathLike[str], size: int | None = None) -> di
         n = payload["size"]
         raise CheckpointError(f"{source}: the checkpoint is a {n}x{n} model, the boards are {size}x{size}")
     return payload
+

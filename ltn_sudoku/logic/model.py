@@ -11,8 +11,9 @@ import torch
 from torch import nn
 
 from ltn_sudoku.logic.grounding import Grounding
-from ltn_sudoku.logic.hasvalue import HasValueConfig, build_has_value
+from ltn_sudoku.logic.hasvalue import GROUNDINGS, HasValueConfig, build_has_value
 from ltn_sudoku.logic.layers import mlp
+from ltn_sudoku.logic.retired import refuse_retired
 
 
 # ---- hasSolution -----------------------------------------------------------------------------------------------------
@@ -191,8 +192,6 @@ class ModelConfig:
     solution_hidden: int
     heuristic_hidden: int
     techniques: tuple[str, ...]
-    clamp_every: int = 0
-    clamp_threshold: float = 0.99
     unit_axiom: bool = False  # train with the unit_has_digit axiom too (message passing; the evidence models without)
     detach_every: int = 0  # training: detach hasValue's recurrent state every so many steps (0 = never)
     solution_inputs: str = "symbolic"  # what hasSolution reads (SOLUTION_INPUTS); checkpoints without it: symbolic
@@ -200,10 +199,12 @@ class ModelConfig:
 
     @classmethod
     def from_cfg(cls, cfg: Mapping[str, Any]) -> ModelConfig:
+        """From a `model` config, the composed one or a checkpoint's (keys added later take the value they had
+        before they existed; a retired knob set to anything but its old default is refused)."""
+        refuse_retired(cfg, "model")
         return cls(size=int(cfg["size"]), has_value=HasValueConfig.from_cfg(cfg), eval_steps=int(cfg["eval_steps"]),
                    kb_every=int(cfg["kb_every"]), solution_hidden=int(cfg["solution_hidden"]),
                    heuristic_hidden=int(cfg["heuristic_hidden"]), techniques=tuple(cfg["techniques"]),
-                   clamp_every=int(cfg.get("clamp_every", 0)), clamp_threshold=float(cfg.get("clamp_threshold", 0.99)),
                    unit_axiom=bool(cfg.get("unit_axiom", False)), detach_every=int(cfg.get("detach_every", 0)),
                    solution_inputs=str(cfg.get("solution_inputs", "symbolic")),
                    exists_last=bool(cfg.get("exists_last", False)))
@@ -235,20 +236,13 @@ class LtnSudoku(nn.Module):
         self.load_state_dict({**defaults, **state_dict})
 
     def refine(self, givens: torch.Tensor, steps: int | None = None) -> list[torch.Tensor]:
-        """hasValue as it answers (not as it trains): eval_steps refinement steps with the configured clamping."""
-        return self.has_value(givens, steps or self.config.eval_steps, self.config.clamp_every,
-                              self.config.clamp_threshold)
+        """hasValue as it answers (not as it trains): eval_steps refinement steps."""
+        return self.has_value(givens, steps or self.config.eval_steps)
 
 
 def describe_inputs(config: ModelConfig) -> dict[str, str]:
     """Which inputs each learned predicate receives, and which of them are symbolic computations (metrics.json)."""
-    has_value = {
-        "evidence": "givens, previous hasValue, and hand-made symbolic evidence computed from them each step: "
-                    "isPossible (candidate elimination), a digit's open places per unit (hidden-single evidence), "
-                    "candidate counts; a soft singles propagator",
-        "message_passing": "givens, its own hidden state and previous hasValue, exchanged as learned messages along "
-                           "the fixed isSameRow/isSameCol/isSameBlock relations; no candidate or single evidence",
-    }[config.has_value.kind]
+    has_value = GROUNDINGS[config.has_value.kind].DESCRIPTION
     solution = {
         "reached": "soft truths of the constraint axioms and unit_has_digit on the assignment hasValue reached, its "
                    "confidence (mean, least) and the share of open cells; no crisp verdict",

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 import torch
 from ltn.core import LTNObject
 
-from ltn_sudoku.data import SOLVABLE, BoardSet
 from ltn_sudoku.logic.axioms import (DEFINITIONS, class_axioms, definition_axioms, rule_axioms, satisfaction,
                                      supervised_axiom, technique_axioms)
+from ltn_sudoku.logic.data import SOLVABLE, BoardSet
 from ltn_sudoku.logic.device import to_list
 from ltn_sudoku.logic.grounding import one_hot_givens
 from ltn_sudoku.logic.inference import solution_features
@@ -54,8 +54,8 @@ def objective(model: LtnSudoku, ops: Operators, batch: BoardSet, supervised: boo
               gather: Callable[[torch.Tensor], torch.Tensor] = _local) -> BatchResult:
     """1 − SatAgg(KB) on a batch of open boards (solvable and impossible), with each axiom's satisfaction.
 
-    `gather` is for data-parallel training (ltn_sudoku/distributed.py), where `batch` is this process's shard of the
-    global batch: it concatenates every process's per-board tensors, so each ∀b (not a mean over boards) and each
+    `gather` is for data-parallel training (ltn_sudoku/logic/distributed.py), where `batch` is this process's shard of
+    the global batch: it concatenates every process's per-board tensors, so each ∀b (not a mean over boards) and each
     "any board?" test see the global batch. One process: the identity.
     """
     g = model.grounding

@@ -1,18 +1,19 @@
 """The fuzzy-logic semantics of the knowledge base: one t-norm family per `logic` config.
 
 Every family is built from LTNtorch's own operators (``ltn.fuzzy_ops``); only the existential max of Gödel logic,
-which LTNtorch lacks, is added here as an LTNtorch aggregation operator. The quantifiers' p can follow a linear
-schedule over epochs (LTN's usual trick: small p early for smooth gradients, larger p later to approach min / max).
+which LTNtorch lacks, is added here as an LTNtorch aggregation operator.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import ltn
 import torch
 from ltn.core import LTNObject
+
+from ltn_sudoku.logic.retired import refuse_retired
 
 FAMILIES: tuple[str, ...] = ("product", "stable_product", "lukasiewicz", "goedel")
 
@@ -52,23 +53,6 @@ class AggregLogProduct(ltn.fuzzy_ops.AggregationOperator):
         return torch.exp(torch.nan_to_num(mean, nan=0.0))  # nothing left to check: true
 
 
-LABELLED_FORALLS: tuple[str, ...] = ("log_product", "family")
-
-
-@dataclass(frozen=True)
-class PSchedule:
-    """Linear ramp of the quantifiers' p from the config's start values to these end values over `epochs` epochs."""
-
-    p_forall_end: float
-    p_exists_end: float
-    epochs: int
-
-    def at(self, epoch: int, p_forall: float, p_exists: float) -> tuple[float, float]:
-        """(p_forall, p_exists) for a 0-based epoch."""
-        t = 1.0 if self.epochs <= 1 else min(1.0, epoch / (self.epochs - 1))
-        return p_forall + t * (self.p_forall_end - p_forall), p_exists + t * (self.p_exists_end - p_exists)
-
-
 @dataclass(frozen=True)
 class Operators:
     """Connectives and quantifiers of one t-norm family, with the current p of the pMean quantifiers."""
@@ -83,9 +67,7 @@ class Operators:
     exists_op: ltn.fuzzy_ops.AggregationOperator
     p_forall: float
     p_exists: float
-    p_start: tuple[float, float]
-    schedule: PSchedule | None = None
-    labelled_op: ltn.fuzzy_ops.AggregationOperator | None = None
+    labelled_op: ltn.fuzzy_ops.AggregationOperator | None = None  # None: the family's own ∀ (hand-computed tests)
 
     @property
     def uses_p(self) -> bool:
@@ -99,7 +81,7 @@ class Operators:
 
     def forall_labelled(self, variables: Sequence[ltn.Variable], formula: LTNObject, **guard: Any) -> LTNObject:
         """∀ over labelled facts (hasSolution's classes, recommendsHeuristic's techniques): the log-product
-        aggregator unless `logic.labelled_forall: family` asks for the family's own ∀."""
+        aggregator (the family's own ∀ where `labelled_op` is None)."""
         if self.labelled_op is None:
             return self.forall(variables, formula, **guard)
         return ltn.Quantifier(self.labelled_op, "f")(list(variables), formula, **guard)
@@ -114,17 +96,9 @@ class Operators:
         stacked = torch.stack([t.float() for t in truths])
         return self.forall_op(stacked, dim=0, **({"p": self.p_forall} if self.uses_p else {}))
 
-    def at_epoch(self, epoch: int) -> Operators:
-        """These operators with the scheduled p for a 0-based epoch (unchanged without a schedule)."""
-        if self.schedule is None:
-            return self
-        p_forall, p_exists = self.schedule.at(epoch, *self.p_start)
-        return replace(self, p_forall=p_forall, p_exists=p_exists)
-
-
 def build_operators(cfg: Mapping[str, Any]) -> Operators:
-    """Operators from a `logic` config: family, p_forall, p_exists, labelled_forall, optional schedule
-    {p_forall_end, p_exists_end, epochs}."""
+    """Operators from a `logic` config (family, p_forall, p_exists), the composed one or a checkpoint's."""
+    refuse_retired(cfg, "logic")
     family = str(cfg["family"])
     p_forall = float(cfg.get("p_forall", 2))
     p_exists = float(cfg.get("p_exists", 6))
@@ -148,22 +122,13 @@ def build_operators(cfg: Mapping[str, Any]) -> Operators:
     else:
         raise ValueError(f"unknown logic family {family!r}: expected one of {', '.join(FAMILIES)}")
     implies_op = ops["Implies"]
-    labelled = str(cfg.get("labelled_forall", "log_product"))
-    if labelled not in LABELLED_FORALLS:
-        raise ValueError(f"logic.labelled_forall={labelled!r}: expected one of {', '.join(LABELLED_FORALLS)}")
-    schedule_cfg = cfg.get("schedule")
-    schedule = None
-    if schedule_cfg:
-        schedule = PSchedule(float(schedule_cfg["p_forall_end"]), float(schedule_cfg["p_exists_end"]),
-                             int(schedule_cfg["epochs"]))
     return Operators(
         family=family,
         And=ltn.Connective(and_op), Or=ltn.Connective(ops["Or"]), Implies=ltn.Connective(implies_op),
         Not=ltn.Connective(ltn.fuzzy_ops.NotStandard()),
         Equiv=ltn.Connective(ltn.fuzzy_ops.Equiv(and_op, implies_op)),
         forall_op=ops["forall_op"], exists_op=ops["exists_op"],
-        p_forall=p_forall, p_exists=p_exists, p_start=(p_forall, p_exists), schedule=schedule,
-        labelled_op=AggregLogProduct() if labelled == "log_product" else None)
+        p_forall=p_forall, p_exists=p_exists, labelled_op=AggregLogProduct())
 
 
 def _check_truth_values(*values: torch.Tensor) -> None:

@@ -25,9 +25,10 @@ from typing import Any, Iterator, Sequence
 import torch
 
 from ltn_sudoku.board import Board, geometry
-from ltn_sudoku.logic.checkpoint import CheckpointError, load_checkpoint
-from ltn_sudoku.logic.device import device_of, resolve_device, to_list, to_numpy
+from ltn_sudoku.logic.checkpoint import CheckpointError
+from ltn_sudoku.logic.device import device_of, to_list, to_numpy
 from ltn_sudoku.logic.grounding import encode_boards, one_hot_givens
+from ltn_sudoku.logic.load import load_model, shipped_checkpoint
 from ltn_sudoku.logic.inference import (
     candidate_moves,
     dead_end_probabilities,
@@ -36,15 +37,10 @@ from ltn_sudoku.logic.inference import (
     is_valid_assignment,
     reach,
 )
-from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
+from ltn_sudoku.logic.model import LtnSudoku
+from ltn_sudoku.logic.operators import Operators
 from ltn_sudoku.logic.search import guided_search
-from ltn_sudoku.logic.operators import Operators, build_operators
 from ltn_sudoku.paths import CHECKPOINTS_DIR, REPO_ROOT
-
-
-def shipped_checkpoint(size: int) -> Path:
-    """Where the shipped model of a board size lives (checkpoints/<n>x<n>.pt)."""
-    return CHECKPOINTS_DIR / f"{size}x{size}.pt"
 
 
 BATCH_BOARDS = 64  # boards per model pass in LtnAnswers.sections: bounded memory, full batches
@@ -81,15 +77,8 @@ class LtnPredictor:
     def load(cls, path: str | os.PathLike[str], size: int | None = None, device: str = "cpu") -> LtnPredictor:
         """A checkpoint file, answering on `device` (cpu | cuda | auto); CheckpointError when it is missing,
         corrupted or for another size than `size`."""
-        payload = load_checkpoint(path, size)
-        config = payload["config"]
-        try:
-            model = LtnSudoku(ModelConfig.from_cfg(config["model"]))
-            model.load_weights(payload["state_dict"])
-            ops = build_operators(config["logic"])
-        except (KeyError, TypeError, ValueError, RuntimeError) as e:
-            raise CheckpointError(f"{path}: checkpoint does not match this code's model ({e})") from None
-        return cls(model.to(resolve_device(device)), ops, Path(path))
+        model, ops, _ = load_model(path, size, device, kind="board")
+        return cls(model, ops, Path(path))
 
     @classmethod
     def for_size(cls, size: int, device: str = "cpu") -> LtnPredictor | None:

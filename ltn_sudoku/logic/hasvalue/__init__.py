@@ -2,8 +2,7 @@
 
 Every grounding is a recurrent network that maps one-hot givens (batch, N, n) to soft assignments after each
 refinement step (a list of (batch, N, n) tensors, each cell a distribution over digits), with the givens clamped as
-facts and optional clamping of sure cells when answering (`RecurrentHasValue.forward`). They differ in what a step
-reads:
+facts (`RecurrentHasValue.forward`). They differ in what a step reads:
 
 | kind              | module              | a step reads                                                          |
 |-------------------|---------------------|-----------------------------------------------------------------------|
@@ -11,7 +10,8 @@ reads:
 | `message_passing` | message_passing.py  | the givens, its own hidden state and the previous hasValue, through    |
 |                   |                     | learned messages along the fixed peer graph; no hand-made evidence    |
 
-`model.hasvalue` in conf/model/*.yaml picks one; checkpoints without the key are `evidence` models.
+`model.hasvalue` in conf/model/*.yaml picks one from `GROUNDINGS`; checkpoints without the key are `evidence` models.
+A new grounding is its own module (a `RecurrentHasValue` with a `DESCRIPTION`) and one line in `GROUNDINGS`.
 """
 
 from __future__ import annotations
@@ -21,8 +21,12 @@ from typing import Any, Mapping
 
 from ltn_sudoku.logic.grounding import Grounding
 from ltn_sudoku.logic.hasvalue.base import RecurrentHasValue
+from ltn_sudoku.logic.hasvalue.evidence import EvidenceHasValue
+from ltn_sudoku.logic.hasvalue.message_passing import MessagePassingHasValue
 
-HAS_VALUE_KINDS: tuple[str, ...] = ("evidence", "message_passing")
+GROUNDINGS: dict[str, type[RecurrentHasValue]] = {"evidence": EvidenceHasValue,
+                                                  "message_passing": MessagePassingHasValue}
+HAS_VALUE_KINDS: tuple[str, ...] = tuple(GROUNDINGS)
 
 
 @dataclass(frozen=True)
@@ -33,9 +37,7 @@ class HasValueConfig:
     hidden: int = 64
     layers: int = 2
     steps: int = 24
-    digit_dim: int = 0
-    cell_dim: int = 0
-    message_dim: int = 16
+    message_dim: int = 16  # message passing only
 
     @classmethod
     def from_cfg(cls, cfg: Mapping[str, Any]) -> HasValueConfig:
@@ -48,13 +50,7 @@ class HasValueConfig:
 
 def build_has_value(grounding: Grounding, config: HasValueConfig) -> RecurrentHasValue:
     """The configured grounding of hasValue."""
-    if config.kind == "message_passing":
-        from ltn_sudoku.logic.hasvalue.message_passing import MessagePassingHasValue
-
-        return MessagePassingHasValue(grounding, config)
-    from ltn_sudoku.logic.hasvalue.evidence import EvidenceHasValue
-
-    return EvidenceHasValue(grounding, config)
+    return GROUNDINGS[config.kind](grounding, config)
 
 
-__all__ = ["HAS_VALUE_KINDS", "HasValueConfig", "RecurrentHasValue", "build_has_value"]
+__all__ = ["GROUNDINGS", "HAS_VALUE_KINDS", "HasValueConfig", "RecurrentHasValue", "build_has_value"]

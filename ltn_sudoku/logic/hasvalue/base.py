@@ -1,4 +1,4 @@
-"""The refinement loop every hasValue grounding shares: clamped givens, bounded logits, optional clamping."""
+"""The refinement loop every hasValue grounding shares: clamped givens, bounded logits."""
 
 from __future__ import annotations
 
@@ -23,7 +23,10 @@ class RecurrentHasValue(nn.Module):
 
     Subclasses define the recurrent state (`initial_state`) and one refinement step (`step`), which returns the new
     state and the step's logits over digits; this class turns the logits into distributions with the givens clamped.
+    `DESCRIPTION` says what a step reads (metrics.json's `inputs`).
     """
+
+    DESCRIPTION = ""
 
     def __init__(self, grounding: Grounding, config: Any) -> None:
         super().__init__()
@@ -38,13 +41,9 @@ class RecurrentHasValue(nn.Module):
         """One refinement step: (new state, logits (batch, N, n))."""
         raise NotImplementedError
 
-    def forward(self, givens: torch.Tensor, steps: int | None = None, clamp_every: int = 0,
-                clamp_threshold: float = 1.0, detach_every: int = 0) -> list[torch.Tensor]:
+    def forward(self, givens: torch.Tensor, steps: int | None = None, detach_every: int = 0) -> list[torch.Tensor]:
         """Soft assignments (batch, N, n) after each refinement step; givens stay clamped.
 
-        With clamp_every > 0 (answering, not training), every clamp_every steps the open cells whose hasValue
-        exceeds clamp_threshold are clamped too and read as givens from then on: what the model is sure of stops
-        drifting while the rest of the board is refined (the learned predicate still decides every value).
         With detach_every > 0 (training), the recurrent state is detached every detach_every steps, so each
         segment learns from the losses on its own steps only (deep supervision with truncated backpropagation).
         """
@@ -59,12 +58,6 @@ class RecurrentHasValue(nn.Module):
                 assignment = assignment.detach()
             state, logits = self.step(state, facts, filled, assignment)
             assignment = facts + (1 - filled) * bounded(logits).softmax(-1)
-            if clamp_every and (index + 1) % clamp_every == 0:
-                sure = (assignment.amax(-1, keepdim=True) > clamp_threshold) & (filled == 0)
-                chosen = nn.functional.one_hot(assignment.argmax(-1), givens.shape[-1]).to(givens.dtype)
-                facts = torch.where(sure, chosen, facts)
-                filled = facts.sum(-1, keepdim=True)
-                assignment = facts + (1 - filled) * bounded(logits).softmax(-1)
             outputs.append(assignment)
         return outputs
 

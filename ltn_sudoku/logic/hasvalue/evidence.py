@@ -6,8 +6,6 @@ Each step reads the previous soft assignment through fixed evidence features:
 - isPossible(c, v) under the product t-norm, and how many other open possible places v keeps in each of the cell's
   units (hidden-single evidence: a place counts while no peer holds v and the cell holds no other digit), and how
   many digits remain possible in the cell;
-optionally with the cell's positional features G(c) and a learned digit embedding G(v) (symmetry breakers, off by
-default: the rules are invariant under digit relabelling and the geometry's symmetries).
 The features compute candidate elimination and hidden-single evidence symbolically: this grounding is a soft singles
 propagator, the baseline the message-passing grounding is compared with, not a measure of what LTN learns.
 """
@@ -27,13 +25,13 @@ EVIDENCE_FEATURES = 11
 class EvidenceHasValue(RecurrentHasValue):
     """hasValue from evidence features; the recurrent state is the accumulated logits."""
 
+    DESCRIPTION = ("givens, previous hasValue, and hand-made symbolic evidence computed from them each step: "
+                   "isPossible (candidate elimination), a digit's open places per unit (hidden-single evidence), "
+                   "candidate counts; a soft singles propagator")
+
     def __init__(self, grounding: Grounding, config) -> None:  # config: HasValueConfig
         super().__init__(grounding, config)
-        n = grounding.n
         self.first = nn.Linear(EVIDENCE_FEATURES, config.hidden)
-        self.digit_embedding = nn.Parameter(0.1 * torch.randn(n, config.digit_dim)) if config.digit_dim else None
-        self.digit_in = nn.Linear(config.digit_dim, config.hidden, bias=False) if config.digit_dim else None
-        self.cell_in = nn.Linear(3 * n, config.hidden, bias=False) if config.cell_dim else None
         self.rest = mlp(config.hidden, config.hidden, config.layers - 1, 1)
 
     def evidence(self, assignment: torch.Tensor, givens: torch.Tensor, filled: torch.Tensor) -> torch.Tensor:
@@ -56,19 +54,11 @@ class EvidenceHasValue(RecurrentHasValue):
         top = assignment.topk(2, dim=-1).values
         return torch.where(assignment >= top[..., :1], top[..., 1:], top[..., :1])
 
-    def _position_bias(self) -> torch.Tensor | int:
-        bias: torch.Tensor | int = 0
-        if self.cell_in is not None:
-            bias = self.cell_in(self.grounding.cell_features)[:, None, :]
-        if self.digit_in is not None and self.digit_embedding is not None:
-            bias = bias + self.digit_in(self.digit_embedding)[None, :, :]
-        return bias
-
     def initial_state(self, givens: torch.Tensor) -> torch.Tensor:
         return torch.zeros_like(givens)
 
     def step(self, state: torch.Tensor, facts: torch.Tensor, filled: torch.Tensor,
              assignment: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        hidden = torch.relu(self.first(self.evidence(assignment, facts, filled)) + self._position_bias())
+        hidden = torch.relu(self.first(self.evidence(assignment, facts, filled)))
         logits = state + self.rest(hidden).squeeze(-1)
         return logits, logits

@@ -36,6 +36,9 @@ NODE_INPUTS = 3  # given here, cell filled, previous hasValue(c, v)
 class MessagePassingHasValue(RecurrentHasValue):
     """Recurrent message passing over (cell, digit) nodes; state = (hidden (batch*N*n, hidden), logits)."""
 
+    DESCRIPTION = ("givens, its own hidden state and previous hasValue, exchanged as learned messages along the fixed "
+                   "isSameRow/isSameCol/isSameBlock relations; no candidate or single evidence")
+
     def __init__(self, grounding: Grounding, config) -> None:  # config: HasValueConfig
         super().__init__(grounding, config)
         n = grounding.n

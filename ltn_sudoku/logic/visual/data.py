@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ltn_sudoku.visual.boards import VisualBoards, make_boards
-from ltn_sudoku.visual.mnist import image_pools
+from ltn_sudoku.logic.visual.boards import VisualBoards, make_boards
+from ltn_sudoku.logic.visual.mnist import image_pools
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from pysat.formula import WCNF
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.cnf import decode_variable, rule_clauses, variable
-from ltn_sudoku.visual.evaluate import BoardScores
+from ltn_sudoku.logic.visual.evaluate import BoardScores
 
 # probabilities below this count as this: a confident reading costs at most -log(CLIP) ≈ 27.6 nats to change. At 1e-6
 # (13.8 nats) a confidently read changed digit cost at most 13.8 nats, just under the 9x9 τ: two thirds of the 9x9

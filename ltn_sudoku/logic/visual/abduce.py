@@ -1,7 +1,7 @@
 """Abduction: the exact MAP grid of each valid training board, as facts that teach the reader.
 
 A board labelled valid holds *some* valid grid; which one is not said. Given the reader's current probabilities,
-the most likely valid grid under the rules (ltn_sudoku.visual.decode, exact weighted MaxSAT) is the knowledge
+the most likely valid grid under the rules (ltn_sudoku.logic.visual.decode, exact weighted MaxSAT) is the knowledge
 base's best explanation of the board: abduction in the sense of abductive learning (Dai et al., NeurIPS 2019). The
 trainer then adds the axiom
 
@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ltn_sudoku.visual.baselines import read_probabilities
-from ltn_sudoku.visual.boards import BoardImages
-from ltn_sudoku.visual.decode import decode
+from ltn_sudoku.logic.visual.baselines import read_probabilities
+from ltn_sudoku.logic.visual.boards import BoardImages
+from ltn_sudoku.logic.visual.decode import decode
 
 NO_GRID = -1  # the target of a cell without an abduced digit (invalid boards; valid boards beyond the bound)
 TIME_LIMIT = 0.25  # CPU seconds per board: an early, near-uniform reader's boards are skipped rather than solved

@@ -21,7 +21,7 @@ from ltn_sudoku.logic.axioms import RULE_AXIOMS, board_satisfaction, rule_axioms
 from ltn_sudoku.logic.grounding import Grounding
 from ltn_sudoku.logic.model import violation_scale
 from ltn_sudoku.logic.operators import Operators
-from ltn_sudoku.visual.grounding import DigitReader
+from ltn_sudoku.logic.visual.grounding import DigitReader
 
 # The givens axiom is vacuous on a visual board (no cell is given: every digit is read from its image).
 VISUAL_AXIOMS: tuple[str, ...] = tuple(a for a in RULE_AXIOMS if a != "givens")
@@ -34,7 +34,7 @@ class VisualConfig:
     size: int
     channels: int = 8
     hidden: int = 32
-    pool: int = 2  # the reader's input average-pool factor (ltn_sudoku.visual.grounding.DigitReader)
+    pool: int = 2  # the reader's input average-pool factor (ltn_sudoku.logic.visual.grounding.DigitReader)
     axioms: tuple[str, ...] = VISUAL_AXIOMS
 
     @staticmethod

@@ -27,20 +27,20 @@ from tqdm import tqdm
 from ltn_sudoku.io import atomic_write_text
 from ltn_sudoku.logic.axioms import class_axioms
 from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
-from ltn_sudoku.logic.device import device_of, resolve_device, to_numpy
+from ltn_sudoku.logic.device import device_of, to_numpy
 from ltn_sudoku.logic.operators import Operators, build_operators
 from ltn_sudoku.logic.runtime import configure_torch, run_directory
-from ltn_sudoku.visual.abduce import NO_GRID, SELF_TRAIN_FROM, abduced_grids, abduced_satisfaction
-from ltn_sudoku.visual.baselines import minibatches, read_probabilities
-from ltn_sudoku.visual.boards import BoardImages
-from ltn_sudoku.visual.data import VisualData, build_data
-from ltn_sudoku.visual.decode import BOUND, best_threshold_accuracy, decode_boards, map_decoding_metrics, margins
-from ltn_sudoku.visual.evaluate import BoardScores, best_permutation, confusion, crisp_valid, digit_accuracy
-from ltn_sudoku.visual.model import VisualConfig, VisualLtn
+from ltn_sudoku.logic.visual.abduce import NO_GRID, SELF_TRAIN_FROM, abduced_grids, abduced_satisfaction
+from ltn_sudoku.logic.visual.baselines import minibatches, read_probabilities
+from ltn_sudoku.logic.visual.boards import BoardImages
+from ltn_sudoku.logic.visual.data import VisualData, build_data
+from ltn_sudoku.logic.visual.decode import BOUND, best_threshold_accuracy, decode_boards, map_decoding_metrics, margins
+from ltn_sudoku.logic.visual.evaluate import BoardScores, best_permutation, confusion, crisp_valid, digit_accuracy
+from ltn_sudoku.logic.visual.model import VisualConfig, VisualLtn
 
 LOG = logging.getLogger(__name__)
 # train.monitor: model selection by isCorrect's validation board accuracy (learned) or by the reader + MAP decoding's
-MONITORS: tuple[str, ...] = ("val/board_accuracy", "val/map_decoding/board_accuracy")
+VISUAL_MONITORS: tuple[str, ...] = ("val/board_accuracy", "val/map_decoding/board_accuracy")
 MONITOR_TIME_LIMIT = 0.25  # CPU seconds of RC2 per validation board when monitoring MAP decoding
 
 
@@ -53,7 +53,7 @@ def objective(model: VisualLtn, ops: Operators, images: torch.Tensor, valid: tor
     Unless `labels_teach_reader`, the labelled axioms fit isCorrect's calibration only (hasValue detached): their
     gradient on an invalid board asks the reader for more collisions anywhere, which cost 4x4 runs most of their digit
     accuracy (docs/visual.md); the reader then learns from the rule axioms on the valid boards and, with
-    `abduce_weight`, from ∀b:valid(b) ∀c hasValue(c, g*_b(c)) over the abduced grids (ltn_sudoku.visual.abduce)."""
+    `abduce_weight`, from ∀b:valid(b) ∀c hasValue(c, g*_b(c)) over the abduced grids (ltn_sudoku.logic.visual.abduce)."""
     assignment = model.has_value(images)
     truth = model.is_correct(ops, assignment if labels_teach_reader else assignment.detach())
     pos, neg = class_axioms(ops, truth, valid)
@@ -121,7 +121,7 @@ def is_correct_truth(model: VisualLtn, ops: Operators, images: torch.Tensor, bat
 
 
 def abduction(model: VisualLtn, train: BoardImages, t: DictConfig, epoch: int) -> torch.Tensor | None:
-    """(boards, n*n) the abduced grids of the training boards for this epoch (ltn_sudoku.visual.abduce), or None
+    """(boards, n*n) the abduced grids of the training boards for this epoch (ltn_sudoku.logic.visual.abduce), or None
     while abduction is off (`train.abduce_weight` 0) or before `train.abduce_from_epoch` (1-based)."""
     if float(t.get("abduce_weight", 0.0)) <= 0 or epoch + 1 < int(t.get("abduce_from_epoch", 1)):
         return None
@@ -153,7 +153,7 @@ def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, 
     val_images, val_valid = torch.from_numpy(val.images).to(device), val.valid
     optimizer = torch.optim.Adam(model.parameters(), lr=float(t.lr))
     generator = torch.Generator().manual_seed(int(cfg.seed))
-    monitor = str(t.get("monitor", MONITORS[0]))
+    monitor = str(t.get("monitor", VISUAL_MONITORS[0]))
     best: dict[str, float] = {monitor: -math.inf}
     stale, seen, elapsed = 0, 0, 0.0
     for epoch in range(int(t.epochs)):
@@ -188,7 +188,7 @@ def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, 
         predicted = to_numpy(is_correct_truth(model, ops, val_images) > 0.5)
         metrics = {**BoardScores.of(predicted, val_valid).as_dict("val"), "train/epoch": epoch + 1,
                    "train/boards_seen": seen, "train/cpu_seconds": elapsed}
-        if monitor == MONITORS[1]:
+        if monitor == VISUAL_MONITORS[1]:
             metrics[monitor] = map_decoding_accuracy(model, val, t, epoch)
         if writer is not None:
             for name, value in metrics.items():
@@ -204,7 +204,7 @@ def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, 
 
 def test_metrics(model: VisualLtn, ops: Operators, data: VisualData) -> dict[str, float]:
     """Held-out figures: isCorrect's board accuracy, the exact check of the read digits, MAP decoding of the readings
-    (learned reader + symbolic reasoning; τ from the validation boards' labels, ltn_sudoku.visual.decode),
+    (learned reader + symbolic reasoning; τ from the validation boards' labels, ltn_sudoku.logic.visual.decode),
     permutation-matched digit accuracy (the test digits are read here, after training, for evaluation only)."""
     n = model.n
     images = torch.from_numpy(data.test.boards.images).to(device_of(model))
@@ -230,21 +230,6 @@ def name_digits(model: VisualLtn, data: VisualData) -> list[int]:
     return [int(x) for x in names]
 
 
-def load_visual(path: str, device: str = "cpu") -> tuple[VisualLtn, Operators, dict[str, Any]]:
-    """A visual checkpoint's model (eval mode), its logic's operators and the checkpoint's payload."""
-    payload = load_checkpoint(path)
-    config = payload["config"]
-    if config.get("model", {}).get("kind") != "visual":
-        from ltn_sudoku.logic.checkpoint import CheckpointError
-
-        raise CheckpointError(f"{path}: not a visual checkpoint (model.kind is not 'visual')")
-    model = VisualLtn(VisualConfig.from_cfg(config["model"]))
-    model.load_state_dict(payload["state_dict"])
-    if "digit_names" in payload["extra"]:
-        model.names.copy_(torch.as_tensor(payload["extra"]["digit_names"]))  # host: copied into the buffer
-    return model.to(resolve_device(device)).eval(), build_operators(config["logic"]), payload
-
-
 def train_visual(cfg: DictConfig, data: VisualData | None = None) -> dict[str, float]:
     """Train one visual model as configured; returns (and writes to metrics.json) validation and test figures.
 
@@ -266,7 +251,7 @@ def train_visual(cfg: DictConfig, data: VisualData | None = None) -> dict[str, f
         save_checkpoint(run_dir / "last.pt", n, resolved, model.state_dict(), extra)  # type: ignore[arg-type]
         if improved:
             save_checkpoint(run_dir / "best.pt", n, resolved, model.state_dict(), extra)  # type: ignore[arg-type]
-        decoded = metrics.get(MONITORS[1])
+        decoded = metrics.get(VISUAL_MONITORS[1])
         LOG.info("epoch %d: val board accuracy %.4f%s%s", epoch + 1, metrics["val/board_accuracy"],
                  "" if decoded is None else f", with MAP decoding {decoded:.4f}", " (best)" if improved else "")
 

@@ -1,7 +1,7 @@
 """hasValue(c, v | b) on visual boards: a small CNN reads each cell's image into a softmax over the n digits.
 
 The network sees one cell image at a time (no position, no neighbours), so whatever it learns is a digit reader;
-the rules tie the cells together only through the knowledge base (ltn_sudoku.visual.model).
+the rules tie the cells together only through the knowledge base (ltn_sudoku.logic.visual.model).
 """
 
 from __future__ import annotations

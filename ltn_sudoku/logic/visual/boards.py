@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ltn_sudoku.generate import generate
-from ltn_sudoku.visual.mnist import Pool
+from ltn_sudoku.logic.visual.mnist import Pool
 
 SPLIT_OFFSETS: dict[str, int] = {"train": 0, "val": 1, "test": 2}  # board seed = 3 * seed + offset: never shared
 

@@ -7,6 +7,8 @@ is an index into them, never a Python list of boards. Sources:
   solutions, `kinds` = the Kaggle set ("1M", "9M", "3M"), `difficulty` = the 3M rating;
 - solving states for recommendsHeuristic: puzzles, the same puzzles after every single has been placed, and puzzles
   with part of their solution filled in, so that each technique both applies and does not apply often enough to learn.
+`build_splits` draws a run's training and validation sets from the `data` config (training builds them; evaluation
+rebuilds them to hold the checkpoint's boards out).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 import torch
+from omegaconf import DictConfig, OmegaConf
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.engine import Engine
@@ -26,6 +29,8 @@ from ltn_sudoku.io import FormatError
 from ltn_sudoku.io.kaggle import KaggleReader
 from ltn_sudoku.io.split import DEFAULT_FRACTIONS, SPLITS, splits_of
 from ltn_sudoku.logic.device import to_list, to_numpy
+from ltn_sudoku.logic.labels import resolve_techniques, technique_labels
+from ltn_sudoku.logic.model import ModelConfig
 from ltn_sudoku.techniques.base import Technique
 
 CLASS_INDEX: dict[str, int] = {label: i for i, label in enumerate(CLASSES)}
@@ -233,6 +238,39 @@ def solving_states(puzzles: BoardSet, seed: int) -> BoardSet:
 
 def label_techniques(boards: BoardSet, techniques: Sequence[Technique]) -> BoardSet:
     """The set with its technique labels computed by the finders."""
-    from ltn_sudoku.logic.labels import technique_labels
-
     return boards.with_techniques(technique_labels(boards.boards(), techniques))
+
+
+@dataclass
+class Splits:
+    """Training boards (open, labelled) and validation boards (open for hasValue / hasSolution / heuristics,
+    closed for isCorrect's threshold)."""
+
+    train: BoardSet
+    val_open: BoardSet
+    val_closed: BoardSet
+
+
+def build_splits(cfg: DictConfig, model_config: ModelConfig) -> Splits:
+    """Generated (and Kaggle) boards for training and validation, seeded: the same config gives the same boards."""
+    n = model_config.size
+    d = cfg.data
+    techniques = resolve_techniques(model_config.techniques, n)
+    seed = int(cfg.seed)
+    givens = OmegaConf.to_container(d.givens) if d.givens is not None else None
+    train_solvable = generated(n, "open_solvable", int(d.train.solvable), seed, givens)
+    val_solvable = generated(n, "open_solvable", int(d.val.solvable), seed + 1, givens)
+    if d.kaggle_path:  # real rows join the generated ones, each from its own fixed split (ltn_sudoku.io.split)
+        train_solvable = BoardSet.concat(
+            [train_solvable, kaggle_sample(d.kaggle_path, "train", int(d.kaggle_rows.train), seed)])
+        val_solvable = BoardSet.concat(
+            [val_solvable, kaggle_sample(d.kaggle_path, "val", int(d.kaggle_rows.val), seed + 1)])
+
+    def open_set(solvable: BoardSet, impossible: int, offset: int) -> BoardSet:
+        states = solving_states(solvable, seed + offset)
+        others = generated(n, "open_impossible", impossible, seed + offset, givens)
+        return label_techniques(BoardSet.concat([states, others]), techniques)
+
+    closed = [generated(n, label, int(d.val[label]), seed + 1) for label in ("closed_valid", "closed_invalid")]
+    return Splits(open_set(train_solvable, int(d.train.impossible), 0),
+                  open_set(val_solvable, int(d.val.impossible), 1), BoardSet.concat(closed))

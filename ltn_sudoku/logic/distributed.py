@@ -30,11 +30,11 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.tensorboard import SummaryWriter
 
-from ltn_sudoku.data import BoardSet
+from ltn_sudoku.logic.data import BoardSet
+from ltn_sudoku.logic.device import resolve_device, to_list
 from ltn_sudoku.logic.model import LtnSudoku
 from ltn_sudoku.logic.objective import BatchResult, objective
 from ltn_sudoku.logic.operators import Operators
-from ltn_sudoku.logic.device import resolve_device, to_list
 
 T = TypeVar("T")
 LossFn = Callable[[Operators, BoardSet, bool], BatchResult]

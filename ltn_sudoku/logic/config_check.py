@@ -1,0 +1,149 @@
+"""Up-front checks of the Hydra config of `python -m ltn_sudoku.train` and `python -m ltn_sudoku.evaluate`.
+
+Types, required keys and each key's range belong to the schema (ltn_sudoku/logic/schema.py): OmegaConf checks the types
+while Hydra composes, `rule_violations` the ranges. What is written here by hand are only the rules *between* keys
+(techniques that exist on the board size, what the built model and operators accept, a visual model's entry point and
+its MNIST files) and the command-line side: the overrides are composed and checked before Hydra starts, so a bad value
+is one line on stderr and exit status 2, never Hydra's multi-line report or a traceback minutes later.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+from ltn_sudoku.logic.labels import resolve_techniques
+from ltn_sudoku.logic.model import ModelConfig
+from ltn_sudoku.logic.operators import build_operators
+from ltn_sudoku.logic.schema import compose_config, rule_violations
+from ltn_sudoku.logic.visual.mnist import FILES
+from ltn_sudoku.paths import CONF_DIR
+
+EXIT_USAGE = 2
+ENTRIES: tuple[str, ...] = ("train", "evaluate")
+
+
+class ConfigError(ValueError):
+    """A config value the user must fix; its message names the key as it is written on the command line."""
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+
+
+def cross_field_violations(cfg: DictConfig, entry: str) -> Iterator[str]:
+    """The rules between keys, each as one line naming the key to change."""
+    if OmegaConf.select(cfg, "model.kind") == "visual":
+        if entry != "train":
+            yield (f"model={cfg.model.name}: visual models are trained and scored by `python -m ltn_sudoku.train` "
+                   "(test figures in its metrics.json) and scripts/bench_visual.py")
+        folder = Path(str(cfg.data.mnist_path))
+        missing = [name for pair in FILES.values() for name in pair if not (folder / name).is_file()]
+        if missing:
+            yield (f"data.mnist_path={folder}: MNIST idx files not found there ({', '.join(missing)}; "
+                   f"looked in {folder.resolve()})")
+        return
+    try:
+        resolve_techniques(list(cfg.model.techniques), int(cfg.model.size))
+    except (KeyError, ValueError) as e:
+        yield f"model.techniques: {_first_line(e)}"
+        return
+    try:  # what the keys' own rules do not cover fails here, in one line, not after the data was generated
+        ModelConfig.from_cfg(cfg.model)
+        build_operators(cfg.logic)
+    except (TypeError, ValueError, KeyError, OmegaConfBaseException) as e:
+        yield f"model / logic config: {type(e).__name__}: {_first_line(e)}"
+
+
+def config_problem(cfg: DictConfig, entry: str) -> str | None:
+    """The first thing wrong with a composed config for this entry point ('train' or 'evaluate'), or None."""
+    return next(rule_violations(cfg), None) or next(cross_field_violations(cfg, entry), None)
+
+
+def refuse(message: str) -> NoReturn:
+    """One line on stderr and exit status 2."""
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(EXIT_USAGE)
+
+
+def check_config(cfg: DictConfig, entry: str) -> None:
+    """Validate the config of an entry point before any work; on a bad value print one line and exit 2."""
+    problem = config_problem(cfg, entry)
+    if problem is not None:
+        refuse(problem)
+
+
+def _group_list(overrides: Sequence[str]) -> str | None:
+    """`model=[1,2]`: a config group takes one option name; Hydra would fail with a traceback."""
+    groups = {path.name for path in CONF_DIR.iterdir() if path.is_dir()}
+    for override in overrides:
+        key, _, value = override.partition("=")
+        group = key.lstrip("+~").split("@")[0]
+        if group in groups and value.strip().startswith(("[", "{")):
+            names = sorted(f.stem for f in (CONF_DIR / group).glob("*.yaml"))
+            return (f"{override}: a config group takes one option name, one of {', '.join(names)} "
+                    "(several separated by commas to sweep with -m)")
+    return None
+
+
+def check_group_overrides(overrides: list[str]) -> None:
+    """Before Hydra composes: a list for a config group is one line on stderr and exit status 2."""
+    problem = _group_list(overrides)
+    if problem is not None:
+        refuse(problem)
+
+
+def composition_error(error: BaseException) -> str:
+    """Hydra's composition error as one line: the override it names and OmegaConf's reason."""
+    outer = _first_line(error)
+    cause = error.__cause__
+    while cause is not None and cause.__cause__ is not None:
+        cause = cause.__cause__
+    inner = _first_line(cause) if cause is not None else ""
+    prefix = "Error merging override "
+    if outer.startswith(prefix):
+        return f"{outer[len(prefix):]}: {inner}" if inner else outer[len(prefix):]
+    return f"{outer.rstrip('.')}: {inner}" if inner else outer
+
+
+def job_overrides(argv: Sequence[str]) -> list[list[str]] | None:
+    """The override lists of the jobs a command line asks for, enough to check every swept value once (each sweep's
+    values in turn, the others at their first); None when Hydra options other than -m are given (left to Hydra)."""
+    words = [w for w in argv if w not in ("-m", "--multirun")]
+    if any(w.startswith("-") for w in words):
+        return None
+    parsed = OverridesParser.create().parse_overrides([w for w in words if not w.lstrip("+~").startswith("hydra")])
+    if any(o.is_sweep_override() and o.value_type is not None and "GLOB" in o.value_type.name for o in parsed):
+        return None
+    first = [f"{o.get_key_element()}={next(iter(o.sweep_string_iterator()))}" if o.is_sweep_override()
+             else o.input_line for o in parsed]
+    jobs = [first]
+    for i, override in enumerate(parsed):
+        if override.is_sweep_override():
+            for value in list(override.sweep_string_iterator())[1:]:
+                jobs.append([*first[:i], f"{override.get_key_element()}={value}", *first[i + 1:]])
+    return jobs
+
+
+def check_command_line(argv: Sequence[str], entry: str) -> None:
+    """Before Hydra starts: compose the command line's config (each swept value once) and check it; a bad override
+    or value is one line on stderr and exit status 2."""
+    problem = _group_list(list(argv))
+    if problem is not None:
+        refuse(problem)
+    try:
+        jobs = job_overrides(argv)
+    except Exception as e:  # noqa: BLE001  the override grammar's own errors
+        refuse(composition_error(e))
+    for overrides in jobs or []:
+        try:
+            cfg = compose_config(overrides)
+        except Exception as e:  # noqa: BLE001  Hydra and OmegaConf raise many types: all mean a bad command line
+            refuse(composition_error(e))
+        check_config(cfg, entry)

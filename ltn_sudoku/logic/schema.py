@@ -1,0 +1,321 @@
+"""The one schema of the Hydra config (conf/): structured configs registered in Hydra's ConfigStore.
+
+Each config group's YAML files start from a dataclass below (`defaults: [<group>_schema, _self_]`), so OmegaConf
+checks every key and type while Hydra composes: `train.epochs=abc` or `model.nokey=1` fail before any work, and a
+field left `???` (MISSING) is a required key the YAML must set. The YAML files hold the values (with comments on why);
+a dataclass field's default is only ever the *off* value of an optional switch, which the YAML files then leave out.
+
+A field's `rule` (its metadata) is the range or set of values it accepts; `check_rules` applies them and says which
+key is wrong in one line. Rules between fields (techniques that exist for the board size, a visual model on 4x4 or
+9x9 boards, ...) are in ltn_sudoku/logic/config_check.py.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, fields, is_dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from hydra import compose, initialize_config_dir
+from hydra.core.config_store import ConfigStore
+from hydra.core.global_hydra import GlobalHydra
+from omegaconf import MISSING, DictConfig, OmegaConf
+
+from ltn_sudoku.logic.hasvalue import HAS_VALUE_KINDS
+from ltn_sudoku.logic.model import SOLUTION_INPUTS
+from ltn_sudoku.logic.operators import FAMILIES
+from ltn_sudoku.logic.visual.model import VISUAL_AXIOMS
+from ltn_sudoku.logic.visual.train import VISUAL_MONITORS
+from ltn_sudoku.paths import CONF_DIR
+
+DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
+LR_SCHEDULES: tuple[str, ...] = ("constant", "cosine")
+MONITORS: tuple[str, ...] = ("val/score", "val/solve/board_accuracy", "val/has_solution/accuracy",
+                             "val/heuristics/macro_f1", "val/loss")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What one field accepts beyond its type: `accepts(value)`, and the words that say so in an error."""
+
+    accepts: Callable[[Any], bool]
+    expected: str
+
+
+def _number(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def _ruled(rule: Rule, default: Any = MISSING) -> Any:
+    return field(default=default, metadata={"rule": rule})
+
+
+def at_least(low: int, default: Any = MISSING) -> Any:
+    """An integer >= low."""
+    return _ruled(Rule(lambda v: v >= low, f"expected an integer >= {low}"), default)
+
+
+def positive(default: Any = MISSING) -> Any:
+    return _ruled(Rule(lambda v: _number(v) and v > 0, "expected a number > 0"), default)
+
+
+def non_negative(default: Any = MISSING) -> Any:
+    return _ruled(Rule(lambda v: _number(v) and v >= 0, "expected a number >= 0"), default)
+
+
+def p_mean(default: Any = MISSING) -> Any:
+    """p of a pMean quantifier: below 1 it is no longer a mean that approaches min / max."""
+    return _ruled(Rule(lambda v: _number(v) and v >= 1, "expected a number >= 1"), default)
+
+
+def one_of(choices: Sequence[str], default: Any = MISSING) -> Any:
+    return _ruled(Rule(lambda v: v in choices, f"expected one of {', '.join(choices)}"), default)
+
+
+def existing_file(default: Any = None) -> Any:
+    """A path to read (a checkpoint to resume or evaluate): null, or a file that exists."""
+    return _ruled(Rule(lambda v: v is None or Path(str(v)).is_file(), "no such file"), default)
+
+
+def _square_side(value: int) -> bool:
+    return 4 <= value <= 81 and math.isqrt(value) ** 2 == value
+
+
+# ---- the top level and evaluation (conf/config.yaml) ----------------------------------------------------------------
+@dataclass
+class SearchConfig:
+    puzzles: int = at_least(0)
+    impossible: int = at_least(0)
+    budget: int = at_least(1)
+
+
+@dataclass
+class EvaluateConfig:
+    seed: int = at_least(0)
+    closed: int = at_least(1)  # the Q1 / Q2 tables need boards of every class
+    open: int = at_least(1)
+    solving: int = at_least(0)
+    public: Dict[str, int] = MISSING
+    kaggle_path: Optional[str] = None
+    kaggle_limit: int = at_least(0)
+    progress: bool = MISSING
+    search: SearchConfig = field(default_factory=SearchConfig)
+    dead_end_puzzles: int = at_least(0)
+    eval_steps: Optional[int] = _ruled(Rule(lambda v: v is None or v >= 1, "expected null or an integer >= 1"), None)
+    givens_bins: Optional[Any] = None
+
+
+@dataclass
+class ExperimentConfig:
+    """conf/experiment/<name>.yaml: the recipe of a shipped checkpoint (`+experiment=<name>`)."""
+
+    name: str = MISSING  # the file's stem, recorded in the checkpoint and its metrics.json
+    checkpoint: Optional[str] = None  # the shipped checkpoint it reproduces (a stage of a chain: null)
+    warm_start: Optional[str] = None  # the experiment run first, whose best.pt starts this one (train.init_from)
+
+
+@dataclass
+class RunConfig:
+    seed: int = at_least(0)
+    device: str = one_of(DEVICES)
+    threads: int = at_least(0)
+    run_dir: Optional[str] = None
+    checkpoint: Optional[str] = existing_file()
+    evaluate: EvaluateConfig = field(default_factory=EvaluateConfig)
+    model: Any = MISSING
+    logic: Any = MISSING
+    data: Any = MISSING
+    train: Any = MISSING
+    experiment: Optional[ExperimentConfig] = None
+
+
+# ---- logic (conf/logic) ---------------------------------------------------------------------------------------------
+@dataclass
+class LogicConfig:
+    family: str = one_of(FAMILIES)
+    p_forall: float = p_mean()
+    p_exists: float = p_mean()
+
+
+# ---- models (conf/model) --------------------------------------------------------------------------------------------
+@dataclass
+class LtnModelConfig:
+    """A board model (ltn_sudoku/logic/model.py): hasValue, hasSolution and recommendsHeuristic."""
+
+    name: str = MISSING
+    size: int = _ruled(Rule(_square_side, "expected a board side k*k between 4 and 81 (4, 9, 16, ...)"))
+    hasvalue: str = one_of(HAS_VALUE_KINDS)
+    hidden: int = at_least(1)
+    layers: int = at_least(1)
+    message_dim: int = at_least(1, 16)  # message passing only: the width of each relation's message
+    steps: int = at_least(1)
+    eval_steps: int = at_least(1)
+    kb_every: int = at_least(1)
+    detach_every: int = at_least(0, 0)  # truncate backpropagation every so many steps (0 = through all steps)
+    unit_axiom: bool = False  # the unit_has_digit axiom joins the rules in the loss
+    exists_last: bool = False  # the existential axioms on the last step only
+    solution_inputs: str = one_of(tuple(SOLUTION_INPUTS))
+    solution_hidden: int = at_least(1)
+    heuristic_hidden: int = at_least(1)
+    techniques: List[str] = MISSING
+
+
+@dataclass
+class VisualModelConfig:
+    """A visual model (ltn_sudoku/logic/visual/model.py): a CNN reader of MNIST cells and isCorrect on its reading."""
+
+    name: str = MISSING
+    kind: str = one_of(("visual",), "visual")
+    size: int = _ruled(Rule(lambda v: v in (4, 9), "visual boards are 4x4 or 9x9 (MNIST digits 1-9)"))
+    channels: int = at_least(1)
+    hidden: int = at_least(1)
+    pool: int = _ruled(Rule(lambda v: v in (1, 2), "expected 1 (28x28 input) or 2 (14x14)"))
+    axioms: Optional[List[str]] = _ruled(
+        Rule(lambda v: v is None or (len(v) > 0 and all(a in VISUAL_AXIOMS for a in v)),
+             f"expected null or some of {', '.join(VISUAL_AXIOMS)}"), None)
+
+
+# ---- data (conf/data) -----------------------------------------------------------------------------------------------
+@dataclass
+class KaggleRows:
+    train: int = at_least(0)
+    val: int = at_least(0)
+
+
+@dataclass
+class TrainBoards:
+    solvable: int = at_least(0)
+    impossible: int = at_least(0)
+
+
+@dataclass
+class ValBoards:
+    solvable: int = at_least(0)
+    impossible: int = at_least(0)
+    closed_valid: int = at_least(0)
+    closed_invalid: int = at_least(0)
+
+
+@dataclass
+class GeneratedDataConfig:
+    kaggle_path: Optional[str] = None
+    kaggle_rows: KaggleRows = field(default_factory=KaggleRows)
+    givens: Optional[Any] = None
+    train: TrainBoards = field(default_factory=TrainBoards)
+    val: ValBoards = field(default_factory=ValBoards)
+
+
+@dataclass
+class VisualDataConfig:
+    mnist_path: str = MISSING
+    train_boards: int = at_least(1)
+    val_boards: int = at_least(1)
+    test_boards: int = at_least(1)
+    test_seed: int = at_least(0)
+
+
+# ---- training (conf/train) ------------------------------------------------------------------------------------------
+@dataclass
+class CurriculumConfig:
+    epochs: int = at_least(0, 0)  # epochs until every board is used (0 = no curriculum)
+    start_givens: int = at_least(0, 30)
+
+
+@dataclass
+class TrainConfig:
+    epochs: int = at_least(1)
+    batch_size: int = at_least(1)
+    lr: float = positive()
+    heuristic_lr: float = positive()
+    lr_schedule: str = one_of(LR_SCHEDULES)
+    patience: int = at_least(0)
+    monitor: str = one_of(MONITORS)
+    supervised: bool = False  # the supervised axiom (reads solutions): reference runs only (docs/ltn.md, run S)
+    curriculum: CurriculumConfig = field(default_factory=CurriculumConfig)
+    resume: Optional[str] = existing_file()
+    init_from: Optional[str] = existing_file()
+    progress: bool = MISSING
+    amp: bool = False
+    compile: bool = False
+
+
+@dataclass
+class VisualTrainConfig:
+    epochs: int = at_least(1)
+    batch_size: int = at_least(1)
+    lr: float = positive()
+    patience: int = at_least(0)
+    rules_weight: float = non_negative()
+    labels_teach_reader: bool = MISSING
+    shift: int = at_least(0)
+    rotate: float = non_negative()
+    scale: float = _ruled(Rule(lambda v: _number(v) and 0 <= v < 1, "expected a fraction in [0, 1) (0 = off)"))
+    warp_once_explained: bool = MISSING
+    progress: bool = MISSING
+    monitor: str = one_of(VISUAL_MONITORS)
+    abduce_weight: float = non_negative()
+    abduce_from_epoch: int = at_least(1)
+    abduce_bound: float = positive()
+    self_train_confident: float = _ruled(
+        Rule(lambda v: _number(v) and 0 <= v <= 1, "expected a probability in [0, 1] (0 = off)"))
+
+
+# group -> {name in the ConfigStore: schema}; each YAML of the group names one in its defaults list
+SCHEMAS: dict[str | None, dict[str, type]] = {
+    None: {"config_schema": RunConfig},
+    "logic": {"logic_schema": LogicConfig},
+    "model": {"ltn_schema": LtnModelConfig, "visual_schema": VisualModelConfig},
+    "data": {"generated_schema": GeneratedDataConfig, "visual_schema": VisualDataConfig},
+    "train": {"train_schema": TrainConfig, "visual_schema": VisualTrainConfig},
+    "experiment": {"experiment_schema": ExperimentConfig},
+}
+
+
+def register() -> None:
+    """Put the schemas into Hydra's ConfigStore (idempotent); composing conf/ needs them."""
+    store = ConfigStore.instance()
+    for group, schemas in SCHEMAS.items():
+        for name, schema in schemas.items():
+            store.store(group=group, name=name, node=schema)
+
+
+register()
+
+
+def compose_config(overrides: Sequence[str] = ()) -> DictConfig:
+    """conf/config.yaml with these command-line overrides, as `python -m ltn_sudoku.train` composes it (tests,
+    scripts, the stages of an experiment). Inside a running Hydra app it uses that app's initialised Hydra."""
+    if GlobalHydra.instance().is_initialized():
+        return compose("config", overrides=list(overrides))
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        return compose("config", overrides=list(overrides))
+
+
+def rule_violations(cfg: DictConfig, prefix: str = "") -> Iterator[str]:
+    """'key=value: expected ...' for every field of a structured config whose value its rule refuses, depth first;
+    a required key left MISSING, and a key the schema does not declare, are violations too."""
+    schema = OmegaConf.get_type(cfg)
+    if not (isinstance(schema, type) and is_dataclass(schema)):
+        return
+    declared = {spec.name for spec in fields(schema)}
+    for extra in (key for key in cfg if key not in declared):  # `+key=...` adds keys the schema does not know
+        yield f"{prefix}{extra}: not a key of {schema.__name__} (retired, or a typo)"
+    for spec in fields(schema):
+        key = f"{prefix}{spec.name}"
+        if OmegaConf.is_missing(cfg, spec.name):
+            yield f"{key}: missing (a required key of {schema.__name__})"
+            continue
+        try:
+            value = cfg[spec.name]
+        except Exception as e:  # an interpolation that cannot resolve
+            yield f"{key}: {e}".splitlines()[0]
+            continue
+        if isinstance(value, DictConfig):
+            yield from rule_violations(value, f"{key}.")
+            continue
+        rule = spec.metadata.get("rule")
+        if rule is not None and not rule.accepts(value):
+            shown = list(value) if OmegaConf.is_list(value) else value
+            yield f"{key}={shown}: {rule.expected}"
