@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid, Contradiction, Step
@@ -95,6 +95,8 @@ class Engine:
     `techniques`: names (or Technique objects) in the order to try them; None = every technique in HoDoKu's order.
     `uniqueness`: allow techniques that assume a unique solution (they are always off for boards without one).
     `fallback`: when stuck, place one solution cell found by exact search (marked `guessed`) instead of stopping.
+    `gate`: asked before each finder call of a solving path (Q3's work budget, ltn_sudoku.heuristics); when it says
+    no, the technique finds nothing (and the fallback takes a search step).
     """
 
     def __init__(
@@ -105,12 +107,14 @@ class Engine:
         fallback: bool = True,
         tracker: MemoryTracker | None = None,
         max_steps: int = 100_000,
+        gate: Callable[[Technique, CandidateGrid], bool] | None = None,
     ) -> None:
         self._requested = techniques
         self.uniqueness = uniqueness
         self.fallback = fallback
         self.tracker = tracker
         self.max_steps = max_steps
+        self.gate = gate
 
     def techniques(self, size: int, unique: bool = True) -> list[Technique]:
         """The pipeline for a board side; uniqueness techniques only when allowed and the puzzle is unique."""
@@ -125,12 +129,12 @@ class Engine:
     def with_tracker(self, tracker: MemoryTracker | None) -> Engine:
         """The same pipeline recording into another tracker."""
         return Engine(self._requested, uniqueness=self.uniqueness, fallback=self.fallback, tracker=tracker,
-                      max_steps=self.max_steps)
+                      max_steps=self.max_steps, gate=self.gate)
 
     # ---- one step -------------------------------------------------------------------------------------------------
     def _run(self, technique: Technique, grid: CandidateGrid) -> list[Step]:
         start = time.process_time()  # CPU time: comparable across runs on a busy machine
-        steps = technique.finder(grid)
+        steps = technique.finder(grid) if self.gate is None or self.gate(technique, grid) else []
         if self.tracker is not None:
             self.tracker.record_try(technique.name, len(steps), time.process_time() - start)
         return steps
@@ -219,3 +223,14 @@ class Engine:
         name = grid.geo.cell_name(cell)
         return Step(SEARCH_TECHNIQUE, placements=((cell, digit),), cells=(cell,), digits=(digit,),
                     text=f"{SEARCH_TECHNIQUE}: {name}={digit} (no technique applies; value taken from exact search)")
+
+
+def build(techniques: str | Sequence[str] | None = None, uniqueness: bool = True, *, fallback: bool = True,
+          tracker: MemoryTracker | None = None) -> Engine:
+    """An engine from plain arguments: `techniques` as names or one comma-separated string (None: all, HoDoKu's
+    order). Unknown names raise ValueError here, before any board is answered."""
+    if isinstance(techniques, str):
+        techniques = [t.strip() for t in techniques.split(",") if t.strip()] or None
+    engine = Engine(techniques, uniqueness=uniqueness, fallback=fallback, tracker=tracker)
+    engine.techniques(9)  # resolve the names now
+    return engine

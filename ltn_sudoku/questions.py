@@ -7,13 +7,17 @@
   (ltn_sudoku.heuristics).
 Further answers (Q3's techniques, the LTN's predictions) join a Report as sections: objects with ``as_dict()``
 (top-level JSON keys) and ``describe()`` (readable lines), so adding one changes neither Report nor its renderers.
+
+`classify_boards` is the one composer of whole reports (Q1/Q2 in a batch, Q3, then the sections of any
+SectionSource, e.g. the LTN's answers, which the caller builds: this symbolic module never imports the learned
+package); `classify` is the same for one board, and the CLI calls it for every chunk of a file.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import Iterator, Protocol, Sequence, overload
+from typing import Iterable, Iterator, Protocol, Sequence, overload
 
 import numpy as np
 
@@ -21,7 +25,7 @@ from ltn_sudoku.board import Board, Conflict, geometry, iter_bits
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.engine import Engine, KnownSolutions
 from ltn_sudoku.exact import solutions, solve, solve_batch
-from ltn_sudoku.heuristics import answer_q3
+from ltn_sudoku.heuristics import Survey, answer_q3
 
 SOLUTION_LIMIT = 2  # solutions are counted up to 2: 0 impossible, 1 unique, 2 "at least two"
 # Up to this many solutions are enumerated in one search: when that is all of them, they settle every move at once,
@@ -51,6 +55,14 @@ class ReportSection(Protocol):
         ...
 
 
+class SectionSource(Protocol):
+    """Further answers for a batch of boards (e.g. the LTN model's, built by the caller from a checkpoint): one
+    section per board, in the boards' order."""
+
+    def sections(self, boards: Sequence[Board]) -> Iterable[ReportSection]:
+        ...
+
+
 @dataclass(frozen=True)
 class Move:
     """Placing `digit` in the empty `cell` (a basic-rule candidate), and whether no solution remains after it (None:
@@ -76,10 +88,18 @@ class Moves(Sequence[Move]):
     """The basic-rule moves of a board as parallel tuples (cells, digits, dead-end flags): cheap to build and to count
     for a million boards; a Move object is made only when one is asked for."""
 
-    __slots__ = ("cells", "digits", "flags", "n")
+    __slots__ = ("cells", "digits", "flags", "n", "_dead")
 
-    def __init__(self, cells: Sequence[int], digits: Sequence[int], flags: Sequence[bool | None], n: int) -> None:
-        self.cells, self.digits, self.flags, self.n = cells, digits, flags, n
+    def __init__(self, cells: Sequence[int], digits: Sequence[int], flags: Sequence[bool | None], n: int,
+                 dead_ends: int | None = None) -> None:
+        """`dead_ends`: how many flags are True, when the caller has counted them (every flag then decided)."""
+        self.cells, self.digits, self.flags, self.n, self._dead = cells, digits, flags, n, dead_ends
+
+    def dead_end_counts(self) -> tuple[int, int]:
+        """(dead ends, undecided moves)."""
+        if self._dead is not None:
+            return self._dead, 0
+        return self.flags.count(True), self.flags.count(None)
 
     def __len__(self) -> int:
         return len(self.cells)
@@ -174,8 +194,12 @@ class Report:
             "dead_end_limit": self.dead_end_limit,
         }
         if not moves:
-            flags = self._flags()
-            out.update(dead_ends=flags.count(True), dead_ends_unknown=flags.count(None))
+            if isinstance(self.moves, Moves):
+                dead, unknown = self.moves.dead_end_counts()
+            else:
+                flags = self._flags()
+                dead, unknown = flags.count(True), flags.count(None)
+            out.update(dead_ends=dead, dead_ends_unknown=unknown)
         for section in self.sections:
             out.update(section.as_dict())
         return out
@@ -248,15 +272,37 @@ def _no_solution_reason(board: Board, conflicts: list[Conflict]) -> str | None:
 
 
 def classify(board: Board, backend: str = "auto", heuristics: bool = True, engine: Engine | None = None,
-             full: bool = False) -> Report:
-    """Answer Q1 (closed board) or Q2 and Q3 (open board) exactly.
+             full: bool = False, survey: Survey = "tiered", sources: Sequence[SectionSource] = ()) -> Report:
+    """Answer Q1 (closed board) or Q2 and Q3 (open board) exactly: classify_boards for one board."""
+    return classify_boards([board], backend, heuristics, engine, full, survey, sources)[0]
+
+
+def classify_boards(boards: Sequence[Board], backend: str = "auto", heuristics: bool = True,
+                    engine: Engine | None = None, full: bool = False, survey: Survey = "tiered",
+                    sources: Sequence[SectionSource] = ()) -> list[Report]:
+    """The whole Report of each board (all of one size), in order: Q1/Q2 together (classify_batch), Q3 board by
+    board, then each source's sections.
 
     `backend` picks the exact solver (ltn_sudoku.exact); `heuristics` adds Q3 (the techniques that apply, the
     recommendation and the explained solving path) for open boards with consistent givens, using `engine`
-    (default: every technique in HoDoKu's order, with the search fallback). By default the answers that can cost
-    more than a few seconds on large boards are limited, and the report says so (Report.dead_end_limit, Q3's
-    `heuristics_limit`); `full=True` asks for the whole analysis whatever it costs.
+    (default: every technique in HoDoKu's order, with the search fallback) and its `survey` (heuristics.answer_q3).
+    By default the answers that can cost more than a few seconds on large boards are limited, and the report says
+    so (Report.dead_end_limit, Q3's `heuristics_limit`); `full=True` asks for the whole analysis whatever it costs.
+    `sources`: further answers (the LTN's), one section per board each.
     """
+    reports = classify_batch(boards, backend, full)
+    if heuristics:
+        reports = [report.with_section(answer_q3(report.board, engine, full=full, known=report.known_solutions(),
+                                                 survey=survey))
+                   if not report.closed and report.valid else report for report in reports]
+    for source in sources:
+        reports = [report.with_section(section)
+                   for report, section in zip(reports, source.sections(boards), strict=True)]
+    return reports
+
+
+def _classify_one(board: Board, backend: str, full: bool) -> Report:
+    """Q1/Q2 of one board (what classify_batch falls back to)."""
     conflicts = board.conflicts()
     if board.is_closed:
         valid = not conflicts
@@ -264,7 +310,7 @@ def classify(board: Board, backend: str = "auto", heuristics: bool = True, engin
     found = [] if conflicts else solutions(board, limit=ENUMERATED_SOLUTIONS + 1, backend=backend)
     moves = _possible_moves(board)
     flags, limit = _dead_end_flags(board, moves, found, backend, None if full else dead_end_budget(board.n))
-    report = Report(
+    return Report(
         board=board,
         conflicts=tuple(conflicts),
         solution_count=min(len(found), SOLUTION_LIMIT),
@@ -273,29 +319,30 @@ def classify(board: Board, backend: str = "auto", heuristics: bool = True, engin
         no_solution_reason=None if found else _no_solution_reason(board, conflicts),
         dead_end_limit=limit,
     )
-    if heuristics and not conflicts:
-        report = report.with_section(answer_q3(board, engine, full=full, known=report.known_solutions()))
-    return report
 
 
 def classify_batch(boards: Sequence[Board], backend: str = "auto", full: bool = False) -> list[Report]:
-    """Q1/Q2 of many boards of one size, the same Reports as classify(board, heuristics=False) for each, computed
+    """Q1/Q2 of many boards of one size (classify_boards adds Q3 and the other sections), computed
     together: conflicts and basic-rule candidates as array operations, the solution counts in one call of the
     compiled solver. Boards where that is not enough (conflicting open boards, several solutions, another backend)
-    go through classify one by one, and so do the portfolio's ("auto") boards of side above 9: the batch counts
+    go through the one-board path, and so do the portfolio's ("auto") boards of side above 9: the batch counts
     with the kernel alone, without the cap that hands a sparse large board to CaDiCaL (one sparse 36x36 board kept
     classify-board busy for over 10 minutes that way, against 22 s through the portfolio)."""
     if not boards or backend not in ("auto", "kernel") or (backend == "auto" and boards[0].n > 9):
-        return [classify(b, backend, heuristics=False, full=full) for b in boards]
+        return [_classify_one(b, backend, full) for b in boards]
     n = boards[0].n
     g = geometry(n)
     m, cells = len(boards), n * n
-    values = np.frombuffer(b"".join(bytes(b.values) for b in boards), np.uint8).reshape(m, cells).astype(np.int32)
-    placed = np.zeros((m, cells, n + 1), dtype=bool)  # board, cell, digit: the digit stands in the cell
-    placed[np.arange(m)[:, None], np.arange(cells)[None, :], values] = True
-    per_unit = placed[:, np.array(g.units), 1:].sum(axis=2)  # board, unit, digit: how often the digit is there
+    values = np.frombuffer(b"".join(b.cell_bytes() for b in boards), np.uint8).reshape(m, cells).astype(np.int32)
+    units, units_of_cell = np.array(g.units), np.array(g.units_of_cell)
+    # board, unit, digit: how often the digit stands in the unit (one bincount over every board's units)
+    key = (np.arange(m)[:, None, None] * len(units) + np.arange(len(units))[None, :, None]) * (n + 1) + \
+        values[:, units]
+    per_unit = np.bincount(key.ravel(), minlength=m * len(units) * (n + 1)).reshape(m, len(units), n + 1)[..., 1:]
     consistent = (per_unit <= 1).all(axis=(1, 2))
-    seen_by_peers = (per_unit > 0)[:, np.array(g.units_of_cell)].any(axis=2)  # board, cell, digit
+    present = per_unit > 0
+    seen_by_peers = present[:, units_of_cell[:, 0]] | present[:, units_of_cell[:, 1]] | \
+        present[:, units_of_cell[:, 2]]  # board, cell, digit
     candidates = (values == 0)[..., None] & ~seen_by_peers
     is_open = (values == 0).any(axis=1)
     solved = is_open & consistent
@@ -308,17 +355,20 @@ def classify_batch(boards: Sequence[Board], backend: str = "auto", full: bool = 
     dead = (first[which, cell] != digit) | (counts[which] == 0)
     bounds = np.searchsorted(which, np.arange(m + 1)).tolist()
     cell_list, digit_list, dead_list = cell.tolist(), digit.tolist(), dead.tolist()
-    first_lists = first.tolist()
+    dead_counts = np.bincount(which, weights=dead, minlength=m).astype(np.int64).tolist()
+    first_cells = first.astype(np.uint8).tobytes()  # one byte per cell: Board.from_cell_bytes, no validation loop
     reports: list[Report] = []
-    for i, (board, count) in enumerate(zip(boards, counts.tolist())):
-        if not is_open[i]:
-            conflicts = () if consistent[i] else tuple(board.conflicts())
+    for i, (board, count, open_, fine) in enumerate(zip(boards, counts.tolist(), is_open.tolist(),
+                                                        consistent.tolist())):
+        if not open_:
+            conflicts = () if fine else tuple(board.conflicts())
             reports.append(Report(board, conflicts, int(not conflicts), board if not conflicts else None))
         elif count not in (0, 1):  # conflicting givens, or several solutions: the one-board path
-            reports.append(classify(board, backend, heuristics=False, full=full))
+            reports.append(_classify_one(board, backend, full))
         else:
             lo, hi = bounds[i], bounds[i + 1]
-            moves = Moves(cell_list[lo:hi], digit_list[lo:hi], dead_list[lo:hi], n)
-            reports.append(Report(board, (), 1, Board(first_lists[i], n), moves) if count == 1 else
+            moves = Moves(cell_list[lo:hi], digit_list[lo:hi], dead_list[lo:hi], n, dead_counts[i])
+            solution = Board.from_cell_bytes(first_cells[i * cells:(i + 1) * cells], n)
+            reports.append(Report(board, (), 1, solution, moves) if count == 1 else
                            Report(board, (), 0, None, moves, no_solution_reason=_no_solution_reason(board, [])))
     return reports

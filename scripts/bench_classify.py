@@ -13,11 +13,22 @@
   CPU and wall seconds, worst and mean, and how many answers said they were limited.
 - sparse: the same on the sparse boards of the exact benchmark (ltn_sudoku.exact.sparse, --sparse-sizes), where a
   single exact count can take seconds to minutes (docs/exact.md, sparse boards).
+- kaggle: the default command's CPU per board on --sample random rows (seed 29) of each real Kaggle set (1M, 9M, 3M in
+  ../shared/data/kaggle) and of top1465, answered as classify-board answers a chunk (the Answerer, after warm-up):
+  Q1/Q2 alone, + Q3, + the LTN (the default), and the default with Q3's complete survey (the survey before issue 29)
+  in the same process, with its ratio; then the whole command on the same rows as a child process (start-up
+  included). Peak = the largest resident set of this process or the child.
+- dataset: the default command on the 24,997 real 1M rows (../shared/data/kaggle/kaggle_1m_first24997.csv.gz) into a
+  CSV, as child processes: --jobs 1, --jobs 2, --dask with a LocalCluster of 1 and 2 workers (--runs picks). Wall
+  seconds, CPU seconds of the whole process tree (the workers included: RUSAGE_CHILDREN), CPU ms per board, the ratio
+  of wall time against --jobs 2, peak resident memory of the largest process; the results files are compared.
 
     .venv/bin/python scripts/bench_classify.py --sections moves [--boards 40] [--repeat 3] [--backends auto python]
     .venv/bin/python scripts/bench_classify.py --sections scale [--scale 1000000] [--jobs 1] [--formats csv jsonl]
     .venv/bin/python scripts/bench_classify.py --sections sizes [--per-file 10]
     .venv/bin/python scripts/bench_classify.py --sections sparse [--sparse-sizes 25 36] [--per-file 10]
+    .venv/bin/python scripts/bench_classify.py --sections kaggle [--sample 200]
+    .venv/bin/python scripts/bench_classify.py --sections dataset [--runs jobs1 jobs2 dask1 dask2]
 """
 
 from __future__ import annotations
@@ -215,9 +226,118 @@ def sparse_section(args: argparse.Namespace) -> None:
                           for n in args.sparse_sizes})
 
 
+KAGGLE_SETS: dict[str, str] = {
+    "Kaggle 1M": KAGGLE_1M,
+    "Kaggle 9M": "kaggle/kaggle_9m_first10000.csv.gz",
+    "Kaggle 3M": "kaggle/kaggle_3m_first13211_noratings.csv.gz",
+    "top1465": "9x9/top1465.txt",
+}
+
+
+def _answerer(heuristics: bool, ltn: bool, survey: str = "tiered"):  # type: ignore[no-untyped-def]
+    """classify-board's answerer writing a CSV (its default options unless told), loaded and compiled."""
+    from ltn_sudoku.cli.classify import Answerer
+    from ltn_sudoku.cli.results import csv_columns
+    from ltn_sudoku.io import BoardRecord
+
+    answerer = Answerer(output="csv", name="bench", single=False, backend="auto", heuristics=heuristics, full=False,
+                        techniques=None, no_uniqueness=False, ltn=ltn, checkpoint=None,
+                        columns=csv_columns(heuristics, ltn), survey=survey)  # type: ignore[arg-type]
+    answerer([(0, BoardRecord(parse_board_text("1.34 34.2 2143 432."), 1))])
+    return answerer
+
+
+def _peak_mb() -> float:
+    return max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+
+
+def _run_command(argv: list[str]) -> tuple[float, float]:
+    """(CPU s of the child process tree, wall s) of `python -m ltn_sudoku classify ARGV`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "ltn_sudoku", "classify", *argv], check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+
+
+def kaggle_section(args: argparse.Namespace) -> None:
+    from ltn_sudoku.io import BoardRecord, boards_to_text
+
+    parts = {"Q1/Q2": _answerer(False, False), "+ Q3": _answerer(True, False), "default (+ LTN)": _answerer(True, True),
+             "old survey": _answerer(True, True, "complete")}
+    print(f"{args.sample} random rows (seed 29) per set; CPU ms per board (time.process_time of this process, after "
+          "warm-up), answered as one classify-board chunk; 'old survey' = the default with Q3's complete survey")
+    header = f"{'set':<10} {'Q1/Q2':>7} {'+ Q3':>7} {'default':>8} {'old survey':>10} {'ratio':>6} " \
+             f"{'command CPU s':>13} {'wall s':>7} {'per board':>9}"
+    print(header)
+    print("-" * len(header))
+    for name, path in KAGGLE_SETS.items():
+        boards = random.Random(29).sample(read_boards(shared_file(path)), args.sample)
+        chunk = [(i, BoardRecord(b, i + 1)) for i, b in enumerate(boards)]
+        ms = {}
+        for part, answerer in parts.items():
+            start = time.process_time()
+            answerer(chunk)
+            ms[part] = (time.process_time() - start) * 1000 / len(boards)
+        with tempfile.TemporaryDirectory(prefix="bench_classify_") as tmp:
+            source = Path(tmp) / "boards.txt"
+            source.write_text(boards_to_text(boards))
+            cpu, wall = _run_command([str(source), "--out", str(Path(tmp) / "results.csv")])
+        print(f"{name:<10} {ms['Q1/Q2']:>7.2f} {ms['+ Q3']:>7.2f} {ms['default (+ LTN)']:>8.2f} "
+              f"{ms['old survey']:>10.2f} {ms['old survey'] / ms['default (+ LTN)']:>5.1f}x {cpu:>13.1f} {wall:>7.1f} "
+              f"{cpu * 1000 / len(boards):>7.1f}ms", flush=True)
+    print(f"peak resident memory: {_peak_mb():.0f} MB")
+
+
+DATASET_RUNS: dict[str, list[str]] = {
+    "jobs1": ["--jobs", "1"], "jobs2": ["--jobs", "2"], "dask1": ["--dask", "--jobs", "1"],
+    "dask2": ["--dask", "--jobs", "2"],
+}
+
+
+def _without_times(path: Path) -> list[str]:
+    """The results rows without the `stats` column (Q3's measured finder times differ from run to run)."""
+    import csv
+
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    drop = rows[0].index("stats")
+    return [",".join(r[:drop] + r[drop + 1:]) for r in rows]
+
+
+def dataset_section(args: argparse.Namespace) -> None:
+    source = shared_file(KAGGLE_1M)
+    boards = sum(1 for _ in iter_records(source))
+    print(f"the default command on {boards:,} real rows ({KAGGLE_1M}) -> results.csv; CPU = user + system of the "
+          "whole process tree (workers included), peak = the largest process's resident set")
+    header = f"{'run':<24} {'wall s':>7} {'CPU s':>7} {'CPU ms/board':>12} {'wall vs --jobs 2':>16} {'peak MB':>8}"
+    print(header)
+    print("-" * len(header))
+    walls: dict[str, float] = {}
+    reference: list[str] | None = None
+    with tempfile.TemporaryDirectory(prefix="bench_classify_") as tmp:
+        for run in args.runs:
+            out = Path(tmp) / f"{run}.csv"
+            before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+            cpu, wall = _run_command([str(source), "--out", str(out), *DATASET_RUNS[run]])
+            peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+            walls[run] = wall
+            rows = _without_times(out)
+            if reference is None:
+                reference = rows
+            elif rows != reference:
+                raise SystemExit(f"{run}: the results differ from {args.runs[0]}'s")
+            ratio = f"{wall / walls['jobs2']:.2f}" if "jobs2" in walls else "-"
+            print(f"{' '.join(DATASET_RUNS[run]):<24} {wall:>7.1f} {cpu:>7.1f} {cpu * 1000 / boards:>12.2f} "
+                  f"{ratio:>16} {peak / 1024 if peak > before else float('nan'):>8.0f}", flush=True)
+    print("every run's results file is the same (the stats column's finder times aside)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sections", nargs="+", choices=("moves", "scale", "sizes", "sparse"), default=["moves"])
+    parser.add_argument("--sections", nargs="+", choices=("moves", "scale", "sizes", "sparse", "kaggle", "dataset"),
+                        default=["moves"])
     parser.add_argument("--boards", type=int, default=40, help="moves: boards per workload (default 40)")
     parser.add_argument("--repeat", type=int, default=3, help="moves: runs per measurement, best kept (default 3)")
     parser.add_argument("--backends", nargs="+", default=["auto", "python"], help="moves: solver backends")
@@ -226,8 +346,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--formats", nargs="+", choices=("csv", "jsonl"), default=["csv"], help="scale: outputs")
     parser.add_argument("--per-file", type=int, default=10, help="sizes, sparse: boards per file or size (default 10)")
     parser.add_argument("--sparse-sizes", type=int, nargs="+", default=[25, 36], help="sparse: sides (default 25 36)")
+    parser.add_argument("--sample", type=int, default=200, help="kaggle: random rows per set (default 200)")
+    parser.add_argument("--runs", nargs="+", choices=tuple(DATASET_RUNS), default=list(DATASET_RUNS),
+                        help="dataset: which runs (default: all)")
     args = parser.parse_args(argv)
-    sections = {"moves": moves_section, "scale": scale_section, "sizes": sizes_section, "sparse": sparse_section}
+    sections = {"moves": moves_section, "scale": scale_section, "sizes": sizes_section, "sparse": sparse_section,
+                "kaggle": kaggle_section, "dataset": dataset_section}
     for name in args.sections:
         sections[name](args)
     return 0

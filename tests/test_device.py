@@ -33,7 +33,7 @@ from ltn_sudoku.logic.train import train
 from ltn_sudoku.paths import DATA_DIR, REPO_ROOT, SHARED_DATA
 from tests.test_train import TINY, TINY_EVAL
 
-LEARNED = [REPO_ROOT / "ltn_sudoku" / p for p in ("logic", "train.py", "evaluate.py", "cli/visual.py")]
+LEARNED = [REPO_ROOT / "ltn_sudoku" / p for p in ("logic", "branching", "train.py", "evaluate.py", "cli/visual.py")]
 TINY_9 = ["data.train.solvable=12", "data.train.impossible=4", "data.val.solvable=4", "data.val.impossible=4",
           "data.val.closed_valid=2", "data.val.closed_invalid=2"]
 TINY_VISUAL = ["data.train_boards=8", "data.val_boards=8", "data.test_boards=8", "train.epochs=1",

@@ -67,8 +67,9 @@ def assert_same_weights(a: Path, b: Path) -> None:
     assert first.keys() == second.keys()
     for key in first:
         # float32 sums in another order (DDP's mean of two gradients), which Adam's normalisation amplifies where a
-        # gradient is near 0: a few 1e-6 measured, tolerance well under 1 % of one Adam step (lr 3e-3)
-        assert torch.allclose(first[key].float(), second[key].float(), rtol=1e-4, atol=2e-5), key
+        # gradient is near 0: a few 1e-6 on most machines, 3.4e-5 on one bias on a 2-core x86 machine (2026-11-26);
+        # tolerance 1e-4, 3 % of one Adam step (lr 3e-3): a wrong gradient moves weights by whole steps
+        assert torch.allclose(first[key].float(), second[key].float(), rtol=1e-4, atol=1e-4), key
 
 
 @dataclass

@@ -9,6 +9,7 @@ of boards; `--jobs N` answers the chunks in N processes and writes them in input
 from __future__ import annotations
 
 import argparse
+import gc
 import itertools
 import sys
 from collections import Counter, deque
@@ -16,17 +17,25 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from multiprocessing.pool import AsyncResult
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TextIO
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence, TextIO
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.cli import UsageError
-from ltn_sudoku.cli.common import add_device_argument, add_input_arguments, iter_input, out_format, progress_bar
+from ltn_sudoku.cli.common import (
+    add_device_argument,
+    add_engine_arguments,
+    add_input_arguments,
+    engine_from_args,
+    iter_input,
+    out_format,
+    progress_bar,
+)
 from ltn_sudoku.cli.results import ResultsFile, csv_columns, csv_header, csv_lines, json_line
-from ltn_sudoku.cli.solve import add_engine_arguments, engine_from_args
+from ltn_sudoku.engine import build
 from ltn_sudoku.exact import BACKENDS
-from ltn_sudoku.heuristics import answer_q3
+from ltn_sudoku.heuristics import Survey
 from ltn_sudoku.io import BoardRecord
-from ltn_sudoku.questions import Report, ReportSection, classify_batch
+from ltn_sudoku.questions import Report, ReportSection, SectionSource, classify_boards
 from ltn_sudoku.report_text import render_report
 
 if TYPE_CHECKING:
@@ -58,8 +67,15 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--no-heuristics", action="store_true",
                    help="skip Q3 (techniques that apply, recommendation, explained solving path)")
     p.add_argument("--full-analysis", action="store_true",
-                   help="no time budget: decide every move's dead end and use every technique on every size "
-                        "(default: answers that would take more than a few seconds are limited, and say so)")
+                   help="no budget: decide every move's dead end, use every technique on every size and survey "
+                        "them all (default: answers that would take more than a few seconds are limited, and say so)")
+    p.add_argument("--full-survey", action="store_true",
+                   help="Q3 tries every technique on the opening grid (default: easiest first, up to the first "
+                        "family that applies; the recommendation is the same)")
+    p.add_argument("--dask", nargs="?", const="local", metavar="SCHEDULER",
+                   help="answer on a Dask cluster: a LocalCluster of --jobs workers, or the scheduler at this "
+                        "address (e.g. tcp://host:8786); needs --out, and a stopped run resumes where it stopped "
+                        "(pip install ltn-sudoku[dask]; docs/cli.md)")
     p.add_argument("--no-ltn", action="store_true",
                    help="skip the LTN model's answers (the JSON key `ltn`; also saves loading torch)")
     p.add_argument("--checkpoint", type=Path, metavar="PT",
@@ -78,15 +94,29 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
-def ltn_sections(ltn: LtnAnswers, boards: list[Board]) -> list[ReportSection]:
-    """The LTN's sections of the boards' reports, answered in batches; a checkpoint that cannot be used is the user's
-    error (exit 2)."""
-    from ltn_sudoku.logic.checkpoint import CheckpointError
+@dataclass(frozen=True)
+class CliLtn:
+    """The LTN's answers as a questions.SectionSource: a checkpoint that cannot be used is the user's error (exit 2)."""
 
-    try:
-        return list(ltn.sections(boards))
-    except CheckpointError as e:
-        raise UsageError(str(e)) from None
+    ltn: LtnAnswers
+
+    def sections(self, boards: Sequence[Board]) -> list[ReportSection]:
+        from ltn_sudoku.logic.checkpoint import CheckpointError
+
+        try:
+            return list(self.ltn.sections(boards))
+        except CheckpointError as e:
+            raise UsageError(str(e)) from None
+
+
+@dataclass(frozen=True)
+class SameSection:
+    """One section for every board (the visual model's reading of the one board given as images)."""
+
+    section: ReportSection
+
+    def sections(self, boards: Sequence[Board]) -> list[ReportSection]:
+        return [self.section] * len(boards)
 
 
 def _kind(report: Report) -> str:
@@ -118,6 +148,7 @@ class Answerer:
     ltn: bool
     checkpoint: Path | None
     columns: list[str] = field(default_factory=list)
+    survey: Survey = "tiered"
     ltn_dead_ends: bool = False
     ltn_search: int = 0
     device: str = "cpu"
@@ -130,8 +161,7 @@ class Answerer:
 
     def engine(self) -> Engine | None:
         if self.heuristics and self._engine is None:
-            self._engine = engine_from_args(argparse.Namespace(techniques=self.techniques,
-                                                               no_uniqueness=self.no_uniqueness))
+            self._engine = build(self.techniques, not self.no_uniqueness)
         return self._engine
 
     def ltn_answers(self) -> LtnAnswers | None:
@@ -143,21 +173,12 @@ class Answerer:
         return self._ltn
 
     def reports(self, boards: list[Board]) -> list[Report]:
-        """The boards' reports: Q1/Q2 together (questions.classify_batch), then Q3 and the LTN board by board."""
-        reports = classify_batch(boards, backend=self.backend, full=self.full)
-        if self.visual is not None:
-            reports = [report.with_section(self.visual) for report in reports]
-        engine = self.engine()
+        """The boards' whole reports (questions.classify_boards): Q1/Q2, Q3, the visual model's and the LTN's."""
+        sources: list[SectionSource] = [SameSection(self.visual)] if self.visual is not None else []
         ltn = self.ltn_answers()
-        if engine is None and ltn is None:
-            return reports
-        sections = ltn_sections(ltn, boards) if ltn is not None else None
-        out = []
-        for i, (board, report) in enumerate(zip(boards, reports, strict=True)):
-            if engine is not None and not report.closed and report.valid:
-                report = report.with_section(answer_q3(board, engine, full=self.full, known=report.known_solutions()))
-            out.append(report.with_section(sections[i]) if sections is not None else report)
-        return out
+        if ltn is not None:
+            sources.append(CliLtn(ltn))
+        return classify_boards(boards, self.backend, self.heuristics, self.engine(), self.full, self.survey, sources)
 
     def render(self, chunk: list[tuple[int, BoardRecord]], reports: list[Report]) -> str:
         if self.output == "text":
@@ -246,6 +267,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--jobs {args.jobs}: expected at least 1")
     if args.ltn_search < 0:
         raise UsageError(f"--ltn-search {args.ltn_search}: expected a number of boards, 0 for no search")
+    if args.dask is not None and (args.out is None or args.path in (None, "-") or args.visual_checkpoint):
+        raise UsageError("--dask answers a board file into --out FILE (not standard input, --board or images)")
     if not args.no_heuristics:
         engine_from_args(args)  # an unknown technique name is a usage error before any work
     visual = None
@@ -261,10 +284,20 @@ def run(args: argparse.Namespace) -> int:
     answerer = Answerer(output=out_kind or ("json" if args.json else "text"), name=name, single=len(first) == 1,
                         backend=args.backend, heuristics=heuristics, full=args.full_analysis,
                         techniques=args.techniques, no_uniqueness=args.no_uniqueness, ltn=ltn,
+                        survey="complete" if args.full_survey else "tiered",
                         checkpoint=args.checkpoint, columns=csv_columns(heuristics, ltn, args.ltn_search > 0),
                         ltn_dead_ends=args.ltn_dead_ends, ltn_search=args.ltn_search, device=args.device,
                         visual=visual)
+    gc.freeze()  # the imported modules' objects: the collector need not walk them again for every chunk
     with progress_bar(writing_file=out_kind is not None) as bar:
+        if args.dask is not None:
+            from ltn_sudoku.cli.dask_runner import run_on_dask
+
+            assert out_kind is not None and args.path is not None  # checked above
+            kinds = run_on_dask(answerer, args.path, _chunks(records), args.out, out_kind, args.dask, args.jobs,
+                                bar.update)
+            print(_summary(name, kinds, args.out))
+            return 0
         if out_kind is None:
             _run_stream(answerer, records, args.jobs, sys.stdout, bar.update)
             return 0

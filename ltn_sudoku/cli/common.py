@@ -1,5 +1,5 @@
-"""What every board-reading subcommand shares: the input options, reading the input (streamed for classify, whole
-for the others), the progress bar, and results files written atomically."""
+"""What every board-reading subcommand shares: the input options, the technique-engine options, reading the input
+(streamed for classify, whole for the others), the progress bar, and results files written atomically."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from typing import Iterable, Iterator, Sequence
 from tqdm import tqdm
 
 from ltn_sudoku.cli import UsageError
+from ltn_sudoku.engine import Engine, build
 from ltn_sudoku.io import (
     FORMATS,
     STDIN_NAME,
@@ -23,6 +24,7 @@ from ltn_sudoku.io import (
     iter_stream_records,
     parse_board_text,
 )
+from ltn_sudoku.memory import MemoryTracker
 
 OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 BOARD_NAME = "<board>"
@@ -46,6 +48,22 @@ def add_input_arguments(p: argparse.ArgumentParser) -> None:
     source.add_argument("--board", metavar="TEXT", help="one board given as text, e.g. '1.34 34.2 2143 432.'")
     p.add_argument("--format", choices=("auto", *FORMATS), default="auto",
                    help="input format of the file (default: detected from its first line)")
+
+
+def add_engine_arguments(p: argparse.ArgumentParser) -> None:
+    """The options that shape the technique pipeline (solve, rate and classify)."""
+    p.add_argument("--techniques", metavar="NAMES",
+                   help="comma-separated technique names in the order to try them (default: all, HoDoKu's order)")
+    p.add_argument("--no-uniqueness", action="store_true",
+                   help="never use techniques that assume a unique solution (Unique Rectangles, BUG+1, ...)")
+
+
+def engine_from_args(args: argparse.Namespace, tracker: MemoryTracker | None = None, fallback: bool = True) -> Engine:
+    """The engine of add_engine_arguments' options; an unknown technique name is a usage error before any work."""
+    try:
+        return build(args.techniques, not args.no_uniqueness, fallback=fallback, tracker=tracker)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
 
 
 def out_format(out: Path) -> str:

@@ -6,8 +6,15 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from ltn_sudoku.cli.common import add_input_arguments, out_format, progress, read_input, write_results
-from ltn_sudoku.cli.solve import add_engine_arguments, engine_from_args
+from ltn_sudoku.cli.common import (
+    add_engine_arguments,
+    add_input_arguments,
+    engine_from_args,
+    out_format,
+    progress,
+    read_input,
+    write_results,
+)
 from ltn_sudoku.engine import LEVELS
 
 

@@ -20,7 +20,7 @@ BASE_COLUMNS: tuple[str, ...] = (
     "index", "line", "id", "size", "board", "givens", "closed", "valid", "conflicts", "solvable", "solutions",
     "solution", "no_solution_reason", "moves", "dead_ends", "dead_ends_unknown", "dead_end_limit",
 )
-Q3_COLUMNS: tuple[str, ...] = ("heuristics", "recommended", "steps", "level", "score", "guessed", "stats",
+Q3_COLUMNS: tuple[str, ...] = ("heuristics", "survey", "recommended", "steps", "level", "score", "guessed", "stats",
                                "heuristics_limit")
 LTN_COLUMNS: tuple[str, ...] = (
     "ltn.available", "ltn.reason", "ltn.checkpoint", "ltn.isCorrect.truth", "ltn.isCorrect.decision",
@@ -44,10 +44,11 @@ def _flatten(value: Mapping[str, object], prefix: str, out: dict[str, object], s
         if key == skip:
             continue
         name = f"{prefix}.{key}" if prefix else key
-        if isinstance(inner, dict):
+        kind = type(inner)  # exact types: JSON-ready values (the hot loop of a million-row CSV)
+        if kind is dict:
             _flatten(inner, name, out)
         else:
-            out[name] = len(inner) if isinstance(inner, list) else inner
+            out[name] = len(inner) if kind is list else inner
 
 
 def flat_row(answer: Mapping[str, object]) -> dict[str, object]:

@@ -8,28 +8,19 @@ import json
 from pathlib import Path
 
 from ltn_sudoku.cli import UsageError
-from ltn_sudoku.cli.common import add_device_argument, add_input_arguments, out_format, progress, read_input, write_results
-from ltn_sudoku.engine import Engine, SolveResult
+from ltn_sudoku.cli.common import (
+    add_device_argument,
+    add_engine_arguments,
+    add_input_arguments,
+    engine_from_args,
+    out_format,
+    progress,
+    read_input,
+    write_results,
+)
+from ltn_sudoku.engine import SolveResult
 from ltn_sudoku.io import BoardRecord, parse_board_text
 from ltn_sudoku.memory import MemoryTracker
-
-
-def add_engine_arguments(p: argparse.ArgumentParser) -> None:
-    """The options that shape the technique pipeline (shared by solve, rate and classify)."""
-    p.add_argument("--techniques", metavar="NAMES",
-                   help="comma-separated technique names in the order to try them (default: all, HoDoKu's order)")
-    p.add_argument("--no-uniqueness", action="store_true",
-                   help="never use techniques that assume a unique solution (Unique Rectangles, BUG+1, ...)")
-
-
-def engine_from_args(args: argparse.Namespace, tracker: MemoryTracker | None = None, fallback: bool = True) -> Engine:
-    names = [t.strip() for t in args.techniques.split(",") if t.strip()] if args.techniques else None
-    engine = Engine(names, uniqueness=not args.no_uniqueness, fallback=fallback, tracker=tracker)
-    try:
-        engine.techniques(9)  # resolve names now: an unknown one is a usage error before any work
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    return engine
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -54,6 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--budget", type=int, default=256, metavar="NODES",
                    help="--ltn: boards the search may refine before it gives up (default: 256)")
     p.add_argument("--checkpoint", type=Path, metavar="PT", help="--ltn: a model checkpoint (default: the shipped one)")
+    p.add_argument("--complete", action="store_true",
+                   help="--ltn: the complete solver instead (ltn_sudoku/branching): the KB's crisp rules propagate, "
+                        "hasValue orders the digits; ends with the solution or a proof of none, no budget")
     add_device_argument(p)
     return p
 
@@ -110,6 +104,9 @@ def run_ltn(args: argparse.Namespace) -> int:
 
     if args.budget < 1:
         raise UsageError(f"--budget {args.budget}: expected a positive number of boards")
+    if args.complete:
+        from ltn_sudoku.branching.model_order import ModelOrder
+        from ltn_sudoku.branching.solver import solve as solve_complete
     out_kind = out_format(args.out) if args.out is not None else None
     name, records = read_input(args)
     models: dict[int, LtnPredictor | None] = {}
@@ -126,6 +123,12 @@ def run_ltn(args: argparse.Namespace) -> int:
         data: dict[str, object] = {"index": index, "line": record.line, "size": n, "board": record.board.to_line()}
         if predictor is None:
             data.update(LtnPredictor.unavailable(n))
+        elif args.complete:
+            found = solve_complete(record.board, ModelOrder(predictor.model, "hasValue", predictor.path))
+            data.update({"verdict": "solved" if found.solutions else "refuted",
+                         "solution": found.solutions[0].to_line() if found.solutions else None, "nodes": found.nodes,
+                         "wrong_guesses": found.wrong_guesses, "model_calls": found.order_calls,
+                         "cpu_seconds": round(found.cpu_seconds, 4)})
         else:
             data.update(guided_search(predictor.model, record.board, budget=args.budget).as_dict())
         if out_kind is not None:
@@ -137,7 +140,10 @@ def run_ltn(args: argparse.Namespace) -> int:
             if "verdict" not in data:
                 print(f"{title}: {data['reason']}\n", flush=True)
                 continue
-            line = (f"{title}: LTN-guided search {data['verdict']} after {data['nodes']} refined boards "
+            line = (f"{title}: complete LTN-guided solver {data['verdict']} after {data['nodes']} nodes "
+                    f"({data['wrong_guesses']} wrong guesses, {data['model_calls']} model calls, "
+                    f"{data['cpu_seconds']} CPU s)" if args.complete else
+                    f"{title}: LTN-guided search {data['verdict']} after {data['nodes']} refined boards "
                     f"({data['branches']} branchings, {data['cpu_seconds']} CPU s)")
             print(line + (f"\n{parse_board_text(str(data['solution'])).draw()}" if data["solution"] else "") + "\n",
                   flush=True)
@@ -149,6 +155,8 @@ def run_ltn(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.complete and not args.ltn:
+        raise UsageError("--complete goes with --ltn (the complete LTN-guided solver)")
     if args.ltn:
         return run_ltn(args)
     out_kind = out_format(args.out) if args.out is not None else None

@@ -1,0 +1,168 @@
+"""`classify-board FILE --dask [SCHEDULER] --out RESULTS`: the same answers as on one machine, as partitions on a Dask
+cluster (a LocalCluster by default, or any scheduler address, e.g. one started by dask-jobqueue on SLURM; docs/cli.md).
+
+The client reads the input (streamed) and cuts it into the chunks the one-machine path uses; each chunk is a
+partition, answered on a worker by the same Answerer (questions.classify_boards). As each partition finishes, the
+client writes it atomically into RESULTS.parts/part-NNNNNNNN.json; a run that stops (interrupted, a worker or the
+client killed, a bad row) leaves the finished partitions there, and the same command resumes with the missing ones
+(RESULTS.parts/run.json records the input and the options, and a resume with others is refused). At the end the
+parts are joined in input order into RESULTS (atomically) and the folder is removed. A partition lost with a worker
+is recomputed by Dask and written once under its index, so no row is lost or written twice. Few partitions are in
+flight at a time (WINDOW_PER_WORKER per worker), so memory stays flat for any input.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import uuid
+from collections import Counter
+from contextlib import contextmanager
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterator
+
+from ltn_sudoku.cli import UsageError
+from ltn_sudoku.cli.results import ResultsFile, csv_header
+from ltn_sudoku.io import BoardRecord, atomic_write_text
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+    from ltn_sudoku.cli.classify import Answerer
+
+WINDOW_PER_WORKER = 3  # partitions in flight per worker: every worker busy, flat memory on the client
+LOCAL = "local"
+Chunk = list[tuple[int, BoardRecord]]
+
+_ANSWERERS: dict[str, Answerer] = {}  # per worker process: the run's Answerer, so engines and models load once
+
+
+def answer_partition(token: str, answerer: Answerer, chunk: Chunk) -> tuple[str, dict[str, int], int]:
+    """On a worker: one partition's rendered answers, the count of each kind of board, and its number of boards."""
+    cached = _ANSWERERS.setdefault(token, answerer)
+    text, kinds = cached(chunk)
+    return text, dict(kinds), len(chunk)
+
+
+def parts_folder(out: Path) -> Path:
+    """Where the finished partitions of a run writing `out` wait: RESULTS.parts beside it."""
+    return out.with_name(out.name + ".parts")
+
+
+def _part_path(folder: Path, index: int) -> Path:
+    return folder / f"part-{index:08d}.json"
+
+
+def write_part(folder: Path, index: int, text: str, kinds: dict[str, int], boards: int) -> None:
+    """A finished partition, written atomically (a part file is complete or absent)."""
+    atomic_write_text(_part_path(folder, index), json.dumps({"boards": boards, "kinds": kinds, "text": text}))
+
+
+def _read_part(folder: Path, index: int) -> dict[str, object] | None:
+    path = _part_path(folder, index)
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def _run_description(answerer: Answerer, path: str, out_kind: str) -> dict[str, object]:
+    """What a resumed run must share with the stopped one: the input file (size, mtime), the output kind, the
+    options."""
+    stat = os.stat(path)
+    options = {k: str(v) for k, v in asdict(answerer).items() if not k.startswith("_") and k != "visual"}
+    return {"input": os.path.abspath(path), "bytes": stat.st_size, "mtime_ns": stat.st_mtime_ns,
+            "output": out_kind, "options": options}
+
+
+def _prepare_folder(folder: Path, description: dict[str, object]) -> None:
+    manifest = folder / "run.json"
+    if manifest.exists():
+        if json.loads(manifest.read_text(encoding="utf-8")) != description:
+            raise UsageError(f"{folder} holds the parts of a run with another input or other options: rerun that "
+                             "command to finish it, or remove the folder")
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(manifest, json.dumps(description))
+    except OSError as e:
+        raise UsageError(f"--out: cannot write {folder} ({e.strerror or e})") from None
+
+
+@contextmanager
+def dask_client(scheduler: str, workers: int) -> Iterator[Client]:
+    """A client of a new LocalCluster of `workers` single-threaded processes, or of the scheduler at an address."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise UsageError("--dask needs Dask: pip install 'ltn-sudoku[dask]'") from None
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    if scheduler == LOCAL:
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+                Client(cluster) as client:
+            yield client
+        return
+    try:
+        client = Client(scheduler, timeout="20s")
+    except (OSError, TimeoutError, ValueError) as e:
+        raise UsageError(f"--dask {scheduler}: cannot reach the scheduler ({e})") from None
+    with client:
+        yield client
+
+
+def run_on_dask(answerer: Answerer, path: str, chunks: Iterator[Chunk], out: Path, out_kind: str, scheduler: str,
+                workers: int, show: Callable[[int], None]) -> Counter[str]:
+    """Answer every chunk on the cluster, write each as it finishes, then join them into `out` in input order; the
+    count of each kind of board."""
+    from distributed import as_completed
+
+    folder = parts_folder(out)
+    _prepare_folder(folder, _run_description(answerer, path, out_kind))
+    token = uuid.uuid4().hex
+    total = 0
+    with dask_client(scheduler, workers) as client:
+        window = WINDOW_PER_WORKER * max(1, len(client.scheduler_info().get("workers", {})) or workers)
+        pending = as_completed()
+        indices: dict[str, int] = {}  # future key -> partition index
+        in_flight = 0
+
+        def finish_one() -> None:
+            future = next(pending)
+            text, kinds, boards = future.result()
+            write_part(folder, indices.pop(future.key), text, kinds, boards)
+            show(boards)
+
+        for index, chunk in enumerate(chunks):
+            total = index + 1
+            done = _read_part(folder, index)
+            if done is not None:
+                show(int(done["boards"]))  # type: ignore[call-overload]
+                continue
+            future = client.submit(answer_partition, token, answerer, chunk, key=f"classify-{token}-{index}")
+            indices[future.key] = index
+            pending.add(future)
+            in_flight += 1
+            if in_flight >= window:
+                finish_one()
+                in_flight -= 1
+        while in_flight:
+            finish_one()
+            in_flight -= 1
+    return _join(folder, total, out, out_kind, answerer.columns)
+
+
+def _join(folder: Path, total: int, out: Path, out_kind: str, columns: list[str]) -> Counter[str]:
+    """The parts, in input order, into `out` (atomically); the folder is removed once `out` is in place."""
+    kinds: Counter[str] = Counter()
+    with ResultsFile(out) as results:
+        if out_kind == "csv":
+            results.write([csv_header(columns)])
+        for index in range(total):
+            part = _read_part(folder, index)
+            if part is None:
+                raise RuntimeError(f"partition {index} is missing from {folder}")
+            results.write([str(part["text"])])
+            kinds.update(part["kinds"])  # type: ignore[arg-type]
+        results.commit()
+    shutil.rmtree(folder, ignore_errors=True)
+    return kinds

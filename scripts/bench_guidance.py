@@ -1,0 +1,251 @@
+"""Wrong guesses of the complete LTN-side solver (ltn_sudoku/branching) per value order, and CaDiCaL's conflicts with
+and without the model's phases: every order and model on the same puzzles, side by side, in one process.
+
+    python scripts/bench_guidance.py                                   # the issue's sizes (hours on 2 shared cores)
+    python scripts/bench_guidance.py --sizes top1465=200,forum_hardest_1905=100 --out-dir outputs/bench_guidance
+    python scripts/bench_guidance.py --sets seventeen_clue --limit 2 --checkpoints checkpoints/9x9.pt   # smoke
+
+Sets: a seeded sample of the 17-clue puzzles, top1465, a seeded sample of forum_hardest_1905 (SE >= 11), and real 3M
+Kaggle rows of the fixed test split (ltn_sudoku/io/split.py): held out, since the shipped models train only on rows of
+the train and validation splits. For each puzzle every order runs the same solver (propagation by the KB's crisp
+rules, branching on the cell with fewest digits) to its first solution, checked against the exact solver's; per set
+and order: mean / median / p95 of wrong guesses (backtracks), nodes, order calls (model calls for the learned
+orders) and CPU and wall seconds per puzzle, with the mean CPU as a ratio of the ascending order's. CaDiCaL
+(python-sat) solves each puzzle's CNF with its default phases, with each model's most probable digit as phases
+(hasValue on the givens: one model call, not in CaDiCaL's CPU) and with the solution's digits (the oracle).
+Writes per-puzzle rows (CSV, as it goes), the summaries (JSON, CSV) and a plot of mean wrong guesses per order and set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from ltn_sudoku.board import Board  # noqa: E402
+from ltn_sudoku.branching.model_order import ModelOrder  # noqa: E402
+from ltn_sudoku.branching.orders import Oracle, ValueOrder, hand_made_orders  # noqa: E402
+from ltn_sudoku.branching.phases import cadical_effort  # noqa: E402
+from ltn_sudoku.branching.solver import solve  # noqa: E402
+from ltn_sudoku.exact import solve_batch  # noqa: E402
+from ltn_sudoku.io import atomic_write_text, iter_records  # noqa: E402
+from ltn_sudoku.io.kaggle import KaggleReader  # noqa: E402
+from ltn_sudoku.paths import shared_file  # noqa: E402
+from ltn_sudoku.io.split import splits_of  # noqa: E402
+
+SETS: dict[str, str] = {"seventeen_clue": "9x9/17clue_49158.txt", "top1465": "9x9/top1465.txt",
+                        "forum_hardest_1905": "9x9/forum_hardest_1905_se11.txt",
+                        "kaggle_3m_test": "kaggle/kaggle_3m_first13211_noratings.csv.gz"}
+ISSUE_SIZES: dict[str, int] = {"seventeen_clue": 1000, "top1465": 1465, "forum_hardest_1905": 500,
+                               "kaggle_3m_test": 1000}
+CHECKPOINTS = ("checkpoints/9x9.pt", "checkpoints/9x9_message_passing.pt")
+STATS = ("wrong_guesses", "nodes", "order_calls", "cpu_s", "wall_s")
+SAT_STATS = ("conflicts", "decisions", "cpu_s")
+
+
+def puzzles(name: str, count: int, seed: int) -> list[Board]:
+    """`count` puzzles of a set: a seeded sample of a public file (streamed twice: count, then keep), or the first
+    test-split rows of the Kaggle file."""
+    path = shared_file(SETS[name])
+    if name == "kaggle_3m_test":
+        kept: list[Board] = []
+        for chunk in KaggleReader(path).chunks():
+            rows = chunk.quizzes[splits_of(chunk.quizzes) == "test"]
+            kept.extend(Board(row.tolist(), 9) for row in rows[: count - len(kept)])
+            if len(kept) >= count:
+                break
+        return kept
+    total = sum(1 for _ in iter_records(path))
+    chosen = set(np.random.default_rng([seed, total]).choice(total, size=min(count, total), replace=False).tolist())
+    return [r.board for i, r in enumerate(iter_records(path)) if i in chosen]
+
+
+def parse_sizes(text: str) -> dict[str, int]:
+    sizes = dict(ISSUE_SIZES)
+    for item in filter(None, text.split(",")):
+        name, _, value = item.partition("=")
+        if name not in SETS or not value.isdigit():
+            raise SystemExit(f"bench_guidance: --sizes item {item!r}: expected SET=COUNT with SET one of "
+                             f"{', '.join(SETS)}")
+        sizes[name] = int(value)
+    return sizes
+
+
+def rows_of_set(name: str, boards: list[Board], orders: list[ValueOrder], models: list[ModelOrder],
+                bar: tqdm) -> Iterator[dict[str, object]]:
+    """One row per (puzzle, order) and per (puzzle, CaDiCaL phases)."""
+    counts, solutions = solve_batch(np.array([b.values for b in boards]), 2)
+    for index, (board, count, solution) in enumerate(zip(boards, counts, solutions)):
+        if count != 1:
+            raise SystemExit(f"bench_guidance: {name} puzzle {index} has {count} solutions (expected 1)")
+        for order in orders:
+            wall = time.perf_counter()
+            result = solve(board, order)
+            yield {"set": name, "puzzle": index, "kind": "solver", "order": order.name,
+                   "correct": result.verdict == "solved" and list(result.solutions[0].values) == solution.tolist(),
+                   "wrong_guesses": result.wrong_guesses, "nodes": result.nodes, "order_calls": result.order_calls,
+                   "cpu_s": result.cpu_seconds, "wall_s": time.perf_counter() - wall}
+        oracle = (solution[:, None] == np.arange(1, 10)[None, :]).astype(np.float32)
+        phases = [("CaDiCaL default phases", None), ("CaDiCaL oracle phases", oracle)]
+        phases += [(f"CaDiCaL phases {m.name}", m.probabilities(np.array([board.values]))[0]) for m in models]
+        for label, preference in phases:
+            effort = cadical_effort(board, preference)
+            yield {"set": name, "puzzle": index, "kind": "cadical", "order": label,
+                   "correct": effort.solution is not None and list(effort.solution.values) == solution.tolist(),
+                   "conflicts": effort.conflicts, "decisions": effort.decisions, "cpu_s": effort.cpu_seconds}
+        bar.update(1)
+
+
+def _ratio(value: float, base: float) -> float:
+    return value / base if base > 0 else float("nan")
+
+
+def summarise(frame: pd.DataFrame, kind: str, stats: tuple[str, ...], baseline: str) -> pd.DataFrame:
+    """Per set and order: puzzles, correct share, mean / median / p95 of each statistic, the last one's mean over
+    the baseline's (and for CaDiCaL the conflicts' too)."""
+    part = frame[frame.kind == kind]
+    out = []
+    for (name, order), group in part.groupby(["set", "order"], sort=False):
+        row: dict[str, object] = {"set": name, "order": order, "puzzles": len(group),
+                                  "correct": float(group.correct.mean())}
+        for stat in stats:
+            values = group[stat].astype(float)
+            row.update({f"{stat} mean": values.mean(), f"{stat} median": values.median(),
+                        f"{stat} p95": values.quantile(0.95)})
+        base = part[(part.set == name) & (part.order == baseline)]
+        row[f"{stats[-1]} / {baseline}"] = _ratio(group[stats[-1]].mean(), base[stats[-1]].mean())
+        if kind == "cadical":
+            row["conflicts / default"] = _ratio(group.conflicts.mean(), base.conflicts.mean())
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def plot(summary: pd.DataFrame, path: Path) -> None:
+    """Grouped bars: mean wrong guesses per order (bars) per set (groups), log scale."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _plotting import new_axes, save
+
+    sets = list(dict.fromkeys(summary.set))
+    orders = list(dict.fromkeys(summary.order))
+    figure, axes = new_axes((max(8.0, 1.2 * len(sets) * len(orders) / 4), 5.5))
+    width = 0.8 / len(orders)
+    for k, order in enumerate(orders):
+        heights = [float(summary[(summary.set == s) & (summary.order == order)]["wrong_guesses mean"].iloc[0])
+                   for s in sets]
+        axes.bar(np.arange(len(sets)) + k * width, np.maximum(heights, 0.01), width, label=order)
+    axes.set_xticks(np.arange(len(sets)) + 0.4 - width / 2, sets)
+    axes.set_yscale("log")
+    axes.set_ylabel("mean wrong guesses per puzzle (log; 0 drawn at 0.01)")
+    axes.set_title("Complete solver on the KB's crisp rules: wrong guesses per value order")
+    axes.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.1))
+    save(figure, path)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("--sets", default=",".join(SETS), help=f"comma-separated, of: {', '.join(SETS)}")
+    parser.add_argument("--sizes", default="", help="SET=COUNT,... overriding the issue's sizes "
+                        f"({', '.join(f'{k}={v}' for k, v in ISSUE_SIZES.items())})")
+    parser.add_argument("--limit", type=int, default=0, help="at most this many puzzles per set (0: no cap)")
+    parser.add_argument("--checkpoints", default=",".join(CHECKPOINTS), help="models whose hasValue is an order "
+                        "and a phase source, comma-separated ('' for none)")
+    parser.add_argument("--random-seeds", default="0,1,2", help="seeds of the random order, comma-separated")
+    parser.add_argument("--seed", type=int, default=2026, help="sampling seed of the public sets")
+    parser.add_argument("--out-dir", default="outputs/bench_guidance", help="where the CSV, JSON and plot go")
+    parser.add_argument("--from-rows", type=Path, nargs="+", metavar="ROWS_CSV",
+                        help="only summarise earlier runs' rows.csv files (of a cut run: its finished puzzles)")
+    args = parser.parse_args()
+    if args.from_rows is not None:
+        missing = [str(p) for p in args.from_rows if not p.is_file()]
+        if missing:
+            print(f"bench_guidance: no such rows file: {', '.join(missing)}", file=sys.stderr)
+            raise SystemExit(2)
+        frame = pd.concat([complete_puzzles(pd.read_csv(p)) for p in args.from_rows], ignore_index=True)
+        report(frame, {"command": " ".join(sys.argv)}, Path(args.out_dir))
+        return
+    sets = [s for s in args.sets.split(",") if s]
+    unknown = [s for s in sets if s not in SETS]
+    if unknown or not sets or args.limit < 0:
+        print(f"bench_guidance: unknown set {', '.join(unknown) or '(none given)'}; expected some of "
+              f"{', '.join(SETS)}" if unknown or not sets else "bench_guidance: --limit must be >= 0", file=sys.stderr)
+        raise SystemExit(2)
+    sizes = parse_sizes(args.sizes)
+    if args.limit:
+        sizes = {k: min(v, args.limit) for k, v in sizes.items()}
+    try:
+        seeds = tuple(int(s) for s in args.random_seeds.split(",") if s)
+        models = [ModelOrder.load(p) for p in args.checkpoints.split(",") if p]
+    except ValueError as e:
+        print(f"bench_guidance: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+    orders: list[ValueOrder] = [*hand_made_orders(seeds), *models, Oracle()]
+    out_dir = Path(args.out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    boards = {name: puzzles(name, sizes[name], args.seed) for name in sets}
+    started, wall_started = time.process_time(), time.perf_counter()
+    rows_path = out_dir / "rows.csv"
+    rows: list[dict[str, object]] = []
+    columns = ["set", "puzzle", "kind", "order", "correct", *STATS, "conflicts", "decisions"]
+    with rows_path.open("w", newline="") as handle, tqdm(total=sum(map(len, boards.values())), unit="puzzle",
+                                                         file=sys.stderr, dynamic_ncols=True) as bar:
+        writer = csv.DictWriter(handle, columns)
+        writer.writeheader()
+        for name in sets:
+            bar.set_description(name)
+            for row in rows_of_set(name, boards[name], orders, models, bar):
+                writer.writerow(row)
+                rows.append(row)
+            handle.flush()
+    info = {"command": " ".join(sys.argv), "sizes": {s: len(boards[s]) for s in sets},
+            "models": [m.inputs() for m in models], "cpu_s": time.process_time() - started,
+            "wall_s": time.perf_counter() - wall_started}
+    report(pd.DataFrame(rows), info, out_dir)
+
+
+def complete_puzzles(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the puzzles every order and phase setting finished (a cut run's last puzzle is dropped)."""
+    per_puzzle = frame.groupby(["set", "puzzle"]).order.transform("size")
+    return frame[per_puzzle == frame.groupby("set").order.transform("nunique")]
+
+
+def report(frame: pd.DataFrame, info: dict[str, object], out_dir: Path) -> None:
+    """Summaries (JSON, CSV), the plot, and the tables on stdout."""
+    sets = list(dict.fromkeys(frame.set))
+    solver = summarise(frame, "solver", STATS, "ascending")
+    sat = summarise(frame, "cadical", SAT_STATS, "CaDiCaL default phases")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    info = {**info, "peak_rss_mb": peak, "solver": solver.to_dict("records"), "cadical": sat.to_dict("records")}
+    atomic_write_text(out_dir / "summary.json", json.dumps(info, indent=1, default=float) + "\n")
+    atomic_write_text(out_dir / "solver.csv", solver.to_csv(index=False))
+    atomic_write_text(out_dir / "cadical.csv", sat.to_csv(index=False))
+    plot(solver, out_dir / "wrong_guesses.png")
+    pd.set_option("display.width", 250)
+    fmt = {"float_format": lambda x: f"{x:.3g}"}
+    for name in sets:
+        count = int(frame[frame.set == name].puzzle.nunique())
+        print(f"\n== {name}: {count} puzzles ==")
+        keep = ["order", "correct", *[f"{s} {a}" for s in STATS[:2] for a in ("mean", "median", "p95")],
+                "order_calls mean", "cpu_s mean", "cpu_s p95", "wall_s mean", "wall_s / ascending"]
+        print(solver[solver.set == name][keep].to_string(index=False, **fmt))
+        keep = ["order", "correct", *[f"{s} {a}" for s in SAT_STATS for a in ("mean", "median", "p95")],
+                "conflicts / default"]
+        print(sat[sat.set == name][keep].to_string(index=False, **fmt))
+    for model in info.get("models", []):  # type: ignore[union-attr]
+        print(f"model inputs: {json.dumps(model)}")
+    print(f"total CPU {float(info.get('cpu_s', 0)):.0f} s, wall {float(info.get('wall_s', 0)):.0f} s, "
+          f"peak memory {peak:.0f} MB; written to {out_dir}/")
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,167 @@
+"""The learning curve against compute: hasValue trained on more and more boards, rules-only and supervised, measured
+by solved share without search and by wrong guesses of the complete solver (ltn_sudoku/branching). One command that
+resumes: a point whose point.json exists is skipped.
+
+    python scripts/learning_curve.py --max-boards 2000                      # CPU: the 1k and 2k points
+    python scripts/learning_curve.py --device cuda --max-boards 256000 --budget-minutes 12    # on a lent GPU
+
+Each point is one training run (`python -m ltn_sudoku.train`, a subprocess; one epoch over `boards` training boards,
+80 % solvable puzzles and 20 % impossible boards, generated, seeded) written to OUT/<variant>/b<boards>/ with
+command.json (the exact command and overrides) beside its checkpoint, then measured on held-out puzzles (the Kaggle
+3M test split and a seeded 17-clue sample, the sets of scripts/bench_guidance.py; or generated puzzles of the
+model's size, seed 1000, for small models) beside the ascending order on the same puzzles. Points run from the
+smallest up; `--budget-minutes` stops launching points once spent (a run is cut at the budget's end and left
+unrecorded). Writes OUT/curve.csv and OUT/curve.png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from ltn_sudoku.board import Board  # noqa: E402
+from ltn_sudoku.branching.model_order import ModelOrder  # noqa: E402
+from ltn_sudoku.branching.orders import Ascending  # noqa: E402
+from ltn_sudoku.branching.solver import solve  # noqa: E402
+from ltn_sudoku.generate import generate  # noqa: E402
+from ltn_sudoku.io import atomic_write_text  # noqa: E402
+
+VARIANTS: dict[str, list[str]] = {"rules_only": ["train.supervised=false"], "supervised": ["train.supervised=true"]}
+
+
+def eval_boards(sets: list[str], count: int, n: int) -> dict[str, list[Board]]:
+    """The held-out puzzles of each evaluation set."""
+    out: dict[str, list[Board]] = {}
+    for name in sets:
+        if name == "generated":
+            out[name] = [r.board for r in generate(n, "open_solvable", count, 1000)]
+        else:
+            from bench_guidance import puzzles
+
+            out[name] = puzzles(name, count, 2026)
+    return out
+
+
+def measure(checkpoint: Path, boards: dict[str, list[Board]]) -> dict[str, float]:
+    """Solved share without search, and mean wrong guesses of the solver with hasValue and with ascending digits."""
+    order = ModelOrder.load(checkpoint)
+    out: dict[str, float] = {"boards_seen": float(order.boards_seen or 0)}
+    for name, group in boards.items():
+        out[f"{name} solved"] = float(order.solves(group).mean())
+        out[f"{name} wrong guesses"] = float(np.mean([solve(b, order).wrong_guesses for b in group]))
+        out[f"{name} wrong guesses ascending"] = float(np.mean([solve(b, Ascending()).wrong_guesses for b in group]))
+    return out
+
+
+def train_command(model: str, logic: str, variant: str, boards: int, device: str, seed: int,
+                  run_dir: Path, extra: list[str]) -> list[str]:
+    solvable = int(round(boards * 0.8))
+    return [sys.executable, "-m", "ltn_sudoku.train", f"model={model}", f"logic={logic}",
+            f"data.train.solvable={solvable}", f"data.train.impossible={boards - solvable}", "train.epochs=1",
+            "train.lr_schedule=cosine", "train.progress=false", f"device={device}", f"seed={seed}",
+            f"run_dir={run_dir}", *VARIANTS[variant], *extra]
+
+
+def plot(curve: pd.DataFrame, sets: list[str], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from _plotting import save
+
+    figure, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    for variant, group in curve.groupby("variant"):
+        group = group.sort_values("boards")
+        for name in sets:
+            left.plot(group.boards, 100 * group[f"{name} solved"], marker="o", label=f"{variant}, {name}")
+            right.plot(group.boards, group[f"{name} wrong guesses"], marker="o", label=f"{variant}, {name}")
+    for name in sets:
+        base = curve[f"{name} wrong guesses ascending"].mean()
+        right.axhline(base, linestyle="--", color="grey", linewidth=1)
+        right.annotate(f"ascending, {name}", (curve.boards.min(), base), fontsize=7)
+    for axes, label in ((left, "solved without search (%)"), (right, "mean wrong guesses (complete solver)")):
+        axes.set_xscale("log")
+        axes.set_xlabel("training boards seen")
+        axes.set_ylabel(label)
+        axes.legend(fontsize=7)
+    save(figure, path)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("--model", default="9x9_mp", help="conf/model name (default: message passing, 9x9)")
+    parser.add_argument("--logic", default="product_mp")
+    parser.add_argument("--variants", default="rules_only,supervised", help=f"of: {', '.join(VARIANTS)}")
+    parser.add_argument("--min-boards", type=int, default=1000, help="first point (then doubling)")
+    parser.add_argument("--max-boards", type=int, default=2000, help="last point at most")
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
+    parser.add_argument("--budget-minutes", type=float, default=0, help="stop launching points after (0: none)")
+    parser.add_argument("--eval-sets", default="kaggle_3m_test,seventeen_clue",
+                        help="kaggle_3m_test, seventeen_clue, top1465, forum_hardest_1905 (9x9) or generated")
+    parser.add_argument("--eval-puzzles", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out-dir", type=Path, default=Path("outputs/learning_curve"))
+    parser.add_argument("overrides", nargs="*", help="more trainer overrides for every point (key=value)")
+    args = parser.parse_args()
+    variants = [v for v in args.variants.split(",") if v]
+    sets = [s for s in args.eval_sets.split(",") if s]
+    if any(v not in VARIANTS for v in variants) or args.min_boards < 10 or args.max_boards < args.min_boards:
+        print(f"learning_curve: variants must be among {', '.join(VARIANTS)} and 10 <= --min-boards <= --max-boards",
+              file=sys.stderr)
+        raise SystemExit(2)
+    points = [args.min_boards * 2 ** i for i in range(64) if args.min_boards * 2 ** i <= args.max_boards]
+    deadline = time.monotonic() + 60 * args.budget_minutes if args.budget_minutes else None
+    boards: dict[str, list[Board]] | None = None
+    for boards_count in points:
+        for variant in variants:
+            run_dir = args.out_dir / variant / f"b{boards_count}"
+            if (run_dir / "point.json").is_file():
+                continue
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                print(f"learning_curve: budget spent before {variant} b{boards_count}", file=sys.stderr)
+                break
+            command = train_command(args.model, args.logic, variant, boards_count, args.device, args.seed, run_dir,
+                                    args.overrides)
+            run_dir.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(run_dir / "command.json", json.dumps({"command": command[1:], "variant": variant,
+                                                                    "boards": boards_count}, indent=1) + "\n")
+            print(f"learning_curve: {variant} at {boards_count} boards", file=sys.stderr, flush=True)
+            try:
+                done = subprocess.run(command, timeout=left)
+            except subprocess.TimeoutExpired:
+                print(f"learning_curve: {variant} b{boards_count} cut by the budget (not recorded)", file=sys.stderr)
+                break
+            if done.returncode != 0:
+                print(f"learning_curve: training failed (exit {done.returncode}): {' '.join(command)}",
+                      file=sys.stderr)
+                raise SystemExit(1)
+            checkpoint = run_dir / "best.pt" if (run_dir / "best.pt").is_file() else run_dir / "last.pt"
+            if boards is None:
+                boards = eval_boards(sets, args.eval_puzzles, ModelOrder.load(checkpoint).n)
+            point = {"variant": variant, "boards": boards_count, "checkpoint": str(checkpoint),
+                     **measure(checkpoint, boards)}
+            atomic_write_text(run_dir / "point.json", json.dumps(point, indent=1) + "\n")
+    rows = [json.loads(p.read_text()) for p in sorted(args.out_dir.glob("*/b*/point.json"))]
+    if not rows:
+        print("learning_curve: no point measured yet", file=sys.stderr)
+        return
+    curve = pd.DataFrame(rows).sort_values(["variant", "boards"])
+    atomic_write_text(args.out_dir / "curve.csv", curve.to_csv(index=False))
+    plot(curve, sets, args.out_dir / "curve.png")
+    print(curve.to_string(index=False, float_format=lambda x: f"{x:.3g}"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,37 @@
+"""scripts/bench_guidance.py end to end on a tiny setting: every order and a model on two puzzles per set."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_bench_guidance_smoke(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    done = subprocess.run([sys.executable, str(ROOT / "scripts/bench_guidance.py"), "--sets", "top1465,kaggle_3m_test",
+                           "--limit", "2", "--checkpoints", "checkpoints/9x9.pt", "--random-seeds", "0",
+                           "--out-dir", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    solver = pd.read_csv(out / "solver.csv")
+    assert set(solver.order) == {"ascending", "random (seed 0)", "least constraining", "fewest places in units",
+                                 "hasValue 9x9", "oracle (solution's digit first)"}
+    assert (solver.correct == 1).all() and (solver.puzzles == 2).all()
+    assert (solver[solver.order.str.startswith("oracle")]["wrong_guesses mean"] == 0).all()
+    cadical = pd.read_csv(out / "cadical.csv")
+    assert (cadical.correct == 1).all() and len(set(cadical.order)) == 3
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["sizes"] == {"top1465": 2, "kaggle_3m_test": 2} and summary["models"][0]["train_command"]
+    assert (out / "wrong_guesses.png").stat().st_size > 0 and len(pd.read_csv(out / "rows.csv")) == 2 * 2 * (6 + 3)
+    assert "== top1465: 2 puzzles ==" in done.stdout
+
+
+def test_bench_guidance_rejects_unknown_sets() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "scripts/bench_guidance.py"), "--sets", "nope"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "unknown set nope" in done.stderr

@@ -1,0 +1,35 @@
+"""scripts/learning_curve.py on a tiny CPU setting: one 4x4 point trained, measured, recorded, and skipped on resume."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ["data.val.solvable=8", "data.val.impossible=8", "data.val.closed_valid=4", "data.val.closed_invalid=4",
+        "model.steps=2", "model.eval_steps=2", "threads=1"]
+
+
+def run(out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(ROOT / "scripts/learning_curve.py"), "--model", "4x4_mp",
+                           "--variants", "rules_only", "--min-boards", "20", "--max-boards", "20", "--device", "cpu",
+                           "--budget-minutes", "5", "--eval-sets", "generated", "--eval-puzzles", "4",
+                           "--out-dir", str(out), *TINY], cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+def test_learning_curve_point_is_recorded_and_resumed(tmp_path: Path) -> None:
+    done = run(tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    point = json.loads((tmp_path / "rules_only/b20/point.json").read_text())
+    command = json.loads((tmp_path / "rules_only/b20/command.json").read_text())
+    assert "data.train.solvable=16" in command["command"] and "device=cpu" in command["command"]
+    assert 0 <= point["generated solved"] <= 1 and point["generated wrong guesses ascending"] >= 0
+    assert point["boards_seen"] > 0
+    curve = pd.read_csv(tmp_path / "curve.csv")
+    assert list(curve.boards) == [20] and (tmp_path / "curve.png").stat().st_size > 0
+    again = run(tmp_path)  # resumes: the point exists, nothing is trained
+    assert again.returncode == 0 and "at 20 boards" not in again.stderr
