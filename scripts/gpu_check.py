@@ -36,7 +36,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from omegaconf import DictConfig  # noqa: E402
+from omegaconf import DictConfig, OmegaConf, open_dict  # noqa: E402
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 
 from ltn_sudoku.io import read_boards  # noqa: E402
@@ -129,8 +129,6 @@ def visual_trainer(cfg: DictConfig, pool: Any) -> Trainer:
     from ltn_sudoku.logic.visual.model import VisualConfig, VisualLtn
     from ltn_sudoku.logic.visual.train import objective
 
-    from omegaconf import OmegaConf
-
     model = VisualLtn(VisualConfig.from_cfg(OmegaConf.to_container(cfg.model, resolve=True))).to(cfg.device_resolved)
     if cfg.train.get("compile_mode"):
         model.reader.compile()
@@ -165,8 +163,6 @@ def train_section(args: argparse.Namespace, device: torch.device, deadline: floa
         if visual:
             from ltn_sudoku.logic.visual.data import build_data
 
-            from omegaconf import open_dict
-
             with open_dict(base):
                 base.data.train_boards, base.data.val_boards, base.data.test_boards = 64, 2, 2
             boards = build_data(9, base.data, 0).train.boards
@@ -183,8 +179,6 @@ def train_section(args: argparse.Namespace, device: torch.device, deadline: floa
             cfg = config(args.device, *overrides, f"train.amp={amp}", f"train.compile={compiled}") if not visual \
                 else base
             if visual:
-                from omegaconf import open_dict
-
                 with open_dict(cfg):
                     cfg.train.amp_mode, cfg.train.compile_mode = amp, compiled
             torch.manual_seed(0)
@@ -222,6 +216,8 @@ def _train_line(row: dict[str, Any]) -> str:
 
 
 def tensorboard_losses(run: Path) -> list[tuple[int, float]]:
+    """(boards seen, loss) of every training batch of a run, as TensorBoard holds them (tests/test_distributed.py
+    compares runs with it too)."""
     values = []
     for events in (run / "tb").rglob("events.out.tfevents.*"):
         accumulator = EventAccumulator(str(events)).Reload()
@@ -276,9 +272,7 @@ def answer_section(args: argparse.Namespace, device: torch.device) -> list[dict[
     from ltn_sudoku.logic.load import load_model
 
     boards = read_boards(DATA_DIR / "kaggle" / "kaggle_3m_sample1000.csv.gz")[: args.answer_boards]
-    puzzles = data.BoardSet(9, torch.tensor([b.values for b in boards]), torch.zeros(len(boards), 81, dtype=torch.long),
-                            torch.full((len(boards),), data.SOLVABLE), tuple("3M" for _ in boards),
-                            torch.zeros(len(boards), 0))  # host: built once, moved by the measured code
+    puzzles = data.from_boards(9, boards, [None] * len(boards), ["open_solvable"] * len(boards), ["3M"] * len(boards))
     rows = []
     for checkpoint in ("9x9.pt", "9x9_message_passing.pt"):
         model, ops, _ = load_model(CHECKPOINTS_DIR / checkpoint, 9, device)

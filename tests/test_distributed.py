@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 import torch
-from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 from torch import nn
 
 from ltn_sudoku.logic import distributed
@@ -24,6 +23,7 @@ from ltn_sudoku.logic.operators import build_operators
 from ltn_sudoku.logic.runtime import configure_torch
 from ltn_sudoku.logic.train import train
 from ltn_sudoku.paths import REPO_ROOT
+from scripts.gpu_check import tensorboard_losses
 from tests.test_train import TINY, config
 
 DATA = "data.train.solvable=21"  # with TINY's 8 impossible boards: 29 training boards, batches of 4
@@ -45,14 +45,7 @@ def torchrun(*overrides: str) -> subprocess.CompletedProcess[str]:
     return done
 
 
-def losses(run: Path) -> list[tuple[int, float]]:
-    """(boards seen, loss) of every training batch, as TensorBoard holds them."""
-    scalars = []
-    for events in (run / "tb").rglob("events.out.tfevents.*"):
-        accumulator = EventAccumulator(str(events)).Reload()
-        if "train/loss" in accumulator.Tags()["scalars"]:
-            scalars += [(e.step, e.value) for e in accumulator.Scalars("train/loss")]
-    return sorted(scalars)
+losses = tensorboard_losses  # (boards seen, loss) of every training batch, as TensorBoard holds them
 
 
 def assert_same_curve(first: list[tuple[int, float]], second: list[tuple[int, float]]) -> None:
