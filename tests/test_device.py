@@ -278,3 +278,11 @@ def test_classify_board_reads_a_visual_board_on_the_device(tmp_path: Path, devic
     assert cli_main(["classify", str(tmp_path / "cells.npz"), "--visual-checkpoint", str(tmp_path / "run" / "best.pt"),
                      "--json", "--no-ltn", "--device", device]) == 0
     assert parse_board_text(json.loads(capsys.readouterr().out)["visual"]["read"]).n == 4
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA device")
+def test_asking_for_cuda_without_a_gpu_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in (["classify", "--board", SEED_4], ["solve", "--ltn", "--board", SEED_4]):
+        with pytest.raises(SystemExit) as exit_info:
+            cli_main([*command, "--device", "cuda"])
+        assert exit_info.value.code == 2 and "no CUDA device is available" in capsys.readouterr().err

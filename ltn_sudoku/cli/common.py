@@ -33,9 +33,21 @@ BOARD_NAME = "<board>"
 DEVICES: tuple[str, ...] = ("cpu", "cuda", "auto")
 
 
+def _device(name: str) -> str:
+    """A --device value; cuda without a CUDA device is a usage error (torch is imported only to ask that)."""
+    if name not in DEVICES:
+        raise argparse.ArgumentTypeError(f"invalid choice: {name!r} (choose from {', '.join(DEVICES)})")
+    if name == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise argparse.ArgumentTypeError("cuda: no CUDA device is available on this machine (use cpu or auto)")
+    return name
+
+
 def add_device_argument(p: argparse.ArgumentParser) -> None:
     """--device for the commands that run an LTN model."""
-    p.add_argument("--device", choices=DEVICES, default="cpu",
+    p.add_argument("--device", type=_device, default="cpu", metavar="{cpu,cuda,auto}",
                    help="where the LTN model runs: cpu (default: small batches gain little from a GPU), cuda, or auto "
                         "(CUDA when present)")
 
