@@ -3,8 +3,8 @@ job with several tasks (`hydra/launcher=slurm`, tasks_per_node > 1); docs/scale.
 
 Every process builds the same seeded data and draws the same global batch order; each reads its own contiguous shard
 of every global batch. The knowledge base's ∀b (pMeanError, the log-product of the labelled axioms) is not a mean of
-per-board terms, so the mean of the shards' gradients would not be the global batch's gradient. Instead the objective
-gathers every per-board truth from all processes (autograd-aware: the backward sums each process's gradient into the
+per-board terms, so the mean of the shards' gradients would not be the global batch's gradient. Instead
+`gather_groundings` hands the objective every per-board truth (and label) from all processes (autograd-aware: the backward sums each process's gradient into the
 shard that produced it) before ∀b: every process computes the global batch's loss L, its local gradient is
 world_size * the part of dL/dθ that flows through its shard, and DDP's mean over processes is exactly dL/dθ.
 
@@ -33,7 +33,7 @@ from torch.utils.tensorboard import SummaryWriter
 from ltn_sudoku.logic.data import BoardSet
 from ltn_sudoku.logic.device import resolve_device, to_list
 from ltn_sudoku.logic.model import LtnSudoku
-from ltn_sudoku.logic.objective import BatchResult, objective
+from ltn_sudoku.logic.objective import BatchResult, Groundings, objective
 from ltn_sudoku.logic.operators import Operators
 
 T = TypeVar("T")
@@ -149,6 +149,18 @@ def gather_boards(tensor: torch.Tensor) -> torch.Tensor:
     return torch.cat([part[:size] for part, size in zip(parts, sizes)])
 
 
+def gather_groundings(grounded: Groundings) -> Groundings:
+    """Every grounded axiom's per-board tensors from all processes (gather_boards on each, in the order of the
+    groundings, which the config alone fixes): what the objective closes with ∀b on every process."""
+    gathered: dict[int, tuple[torch.Tensor, ...]] = {}  # an axiom pair grounded on the same tensors is gathered once
+    out: Groundings = {}
+    for name, value in grounded.items():
+        if id(value) not in gathered:
+            gathered[id(value)] = tuple(gather_boards(t) for t in value.tensors())
+        out[name] = value.with_tensors(gathered[id(value)])
+    return out
+
+
 def from_main(value: T, process: Process) -> T:
     """Rank 0's `value` on every process (a picklable object: a run folder, an early-stopping decision)."""
     if not process.distributed:
@@ -166,7 +178,7 @@ class _Objective(nn.Module):
         self.model = model
 
     def forward(self, ops: Operators, batch: BoardSet, supervised: bool) -> BatchResult:
-        return objective(self.model, ops, batch, supervised, gather=gather_boards)
+        return objective(self.model, ops, batch, supervised, gather=gather_groundings)
 
 
 def loss_function(model: LtnSudoku, cfg: DictConfig, process: Process) -> LossFn:
