@@ -127,7 +127,7 @@ def ltn_trainer(cfg: DictConfig, pool: data.BoardSet) -> Trainer:
 
 def visual_trainer(cfg: DictConfig, pool: Any) -> Trainer:
     from ltn_sudoku.logic.visual.model import VisualConfig, VisualLtn
-    from ltn_sudoku.logic.visual.train import objective
+    from ltn_sudoku.logic.visual.objective import objective
 
     model = VisualLtn(VisualConfig.from_cfg(OmegaConf.to_container(cfg.model, resolve=True))).to(cfg.device_resolved)
     if cfg.train.get("compile_mode"):
@@ -143,7 +143,7 @@ def visual_trainer(cfg: DictConfig, pool: Any) -> Trainer:
         def step() -> None:
             rows = torch.randint(len(valid), (batch,), generator=generator)  # host: an index
             with torch.autocast(device_type, dtype=torch.bfloat16, enabled=amp):
-                loss, _ = objective(model, ops, images[rows], valid[rows], float(cfg.train.rules_weight))
+                loss = objective(model, ops, images[rows], valid[rows], float(cfg.train.rules_weight)).loss
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

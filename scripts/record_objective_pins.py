@@ -92,7 +92,7 @@ def visual_objective(size: int, labels_teach_reader: bool) -> dict[str, Any]:
     from ltn_sudoku.logic.schema import compose_config
     from ltn_sudoku.logic.visual.abduce import NO_GRID
     from ltn_sudoku.logic.visual.model import VisualConfig, VisualLtn
-    from ltn_sudoku.logic.visual.train import objective
+    from ltn_sudoku.logic.visual.objective import objective
 
     cfg = compose_config([f"model=visual_{size}x{size}", "model.channels=4", "model.hidden=8"])
     torch.manual_seed(0)
@@ -103,10 +103,10 @@ def visual_objective(size: int, labels_teach_reader: bool) -> dict[str, Any]:
     abduced = torch.randint(0, size, (len(valid), size * size), generator=generator)
     abduced[~valid] = NO_GRID
     abduced[:, : size] = NO_GRID  # some cells without a grid on every board
-    loss, parts = objective(model, ops, images, valid, float(cfg.train.rules_weight), labels_teach_reader, abduced,
-                            float(cfg.train.abduce_weight))
-    loss.backward()
-    return {"loss": float(loss.detach()), "satisfaction": parts, "grad_l1": _grad_norms(model)}
+    result = objective(model, ops, images, valid, float(cfg.train.rules_weight), labels_teach_reader, abduced,
+                       float(cfg.train.abduce_weight))
+    result.loss.backward()
+    return {"loss": float(result.loss.detach()), "satisfaction": result.satisfaction, "grad_l1": _grad_norms(model)}
 
 
 def board_answers(name: str) -> dict[str, Any]:

@@ -9,7 +9,9 @@ from torch import nn
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import random_solutions
-from ltn_sudoku.logic.visual.abduce import NO_GRID, abduced_grids, abduced_satisfaction
+from ltn_sudoku.logic.operators import build_operators
+from ltn_sudoku.logic.visual.abduce import NO_GRID, abduced_grids
+from ltn_sudoku.logic.visual.objective import abduced_satisfaction
 from ltn_sudoku.logic.visual.boards import BoardImages
 
 
@@ -73,13 +75,14 @@ def test_the_abduced_axiom_is_the_readers_cross_entropy_on_the_grids() -> None:
     logits = torch.randn(3, 16, 4, requires_grad=True)
     targets = torch.randint(0, 4, (3, 16))
     targets[1] = NO_GRID  # an invalid board: left out
-    truth = abduced_satisfaction(torch.softmax(logits, -1), targets)
+    ops = build_operators({"family": "stable_product", "p_forall": 4, "p_exists": 4})
+    truth = abduced_satisfaction(torch.softmax(logits, -1), targets, ops)
     assert truth is not None
     loss = -torch.log(truth)
     known = targets != NO_GRID
     reference = nn.functional.cross_entropy(logits[known], targets[known])
     assert torch.allclose(loss, reference, atol=1e-5)
-    assert abduced_satisfaction(torch.softmax(logits, -1), torch.full((3, 16), NO_GRID)) is None
+    assert abduced_satisfaction(torch.softmax(logits, -1), torch.full((3, 16), NO_GRID), ops) is None
 
 
 def test_self_training_keeps_the_sure_readings_of_invalid_boards_only() -> None:

@@ -178,9 +178,9 @@ VISUAL_THEORY = Theory("visual", (
     Axiom("is_correct_valid", "∀b:valid(b) isCorrect(b)", "isCorrect's calibration", "-", LABELLED),
     Axiom("not_is_correct_invalid", "∀b:¬valid(b) ¬isCorrect(b)", "isCorrect's calibration", "-", LABELLED_NOT),
     Axiom("rules_on_valid", "∀b:valid(b) SatAgg(model.axioms)(b)", HV, "-", mean_over_boards,
-          weight="train.rules_weight"),
+          switch="train.rules_weight", weight="train.rules_weight"),
     Axiom("abduced_grids", "∀b:valid(b) ∀c hasValue(b, c, g*_b(c))", HV, "-", LABELLED,
-          weight="train.abduce_weight"),
+          switch="train.abduce_weight", weight="train.abduce_weight"),
 ), sat_agg="weighted_log_product", loss="-log SatAgg")
 
 

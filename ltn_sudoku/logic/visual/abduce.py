@@ -59,12 +59,3 @@ def abduced_grids(reader: torch.nn.Module, boards: BoardImages, bound: float, co
         targets[sure] = probs.argmax(-1)[sure]
     return targets
 
-
-def abduced_satisfaction(assignment: torch.Tensor, targets: torch.Tensor) -> torch.Tensor | None:
-    """Truth of ∀b ∀c hasValue(c, g*_b(c)) on a batch with the log-product ∀ (the geometric mean of the abduced
-    digits' probabilities over the cells that have one); None when no cell of the batch has one."""
-    known = targets != NO_GRID
-    if not bool(known.any()):
-        return None
-    chosen = assignment[known].gather(-1, targets[known][:, None]).squeeze(-1)
-    return torch.exp(torch.log(chosen.clamp(min=1e-6)).mean())

@@ -4,8 +4,8 @@ Training reads `BoardImages` only (cell images and valid / invalid board labels)
 digit label, and model selection uses the validation boards' labels, not their digits. The loss is 1 − SatAgg of
 the labelled axioms ∀b:valid(b) isCorrect(b), ∀b:¬valid(b) ¬isCorrect(b) and, with weight `train.rules_weight`,
 of the rule axioms themselves on the valid boards (the knowledge base says a valid board satisfies them all; this is
-the same fact as the first labelled axiom, without the calibration in between; see `objective` for which part
-teaches the reader). A run writes last.pt / best.pt (weights + resolved config + epoch, through
+the same fact as the first labelled axiom, without the calibration in between; see
+ltn_sudoku/logic/visual/objective.py for which part teaches the reader). A run writes last.pt / best.pt (weights + resolved config + epoch, through
 ltn_sudoku.logic.checkpoint), TensorBoard events under tb/, and metrics.json with the held-out test figures.
 """
 
@@ -25,51 +25,23 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from ltn_sudoku.io import atomic_write_text
-from ltn_sudoku.logic.axioms import class_axioms
 from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.device import device_of, to_numpy
 from ltn_sudoku.logic.operators import Operators, build_operators
 from ltn_sudoku.logic.runtime import configure_torch, run_directory
-from ltn_sudoku.logic.visual.abduce import NO_GRID, SELF_TRAIN_FROM, abduced_grids, abduced_satisfaction
+from ltn_sudoku.logic.visual.abduce import NO_GRID, SELF_TRAIN_FROM, abduced_grids
 from ltn_sudoku.logic.visual.baselines import minibatches, read_probabilities
 from ltn_sudoku.logic.visual.boards import BoardImages
 from ltn_sudoku.logic.visual.data import VisualData, build_data
 from ltn_sudoku.logic.visual.decode import BOUND, best_threshold_accuracy, decode_boards, map_decoding_metrics, margins
 from ltn_sudoku.logic.visual.evaluate import BoardScores, best_permutation, confusion, crisp_valid, digit_accuracy
 from ltn_sudoku.logic.visual.model import VisualConfig, VisualLtn
+from ltn_sudoku.logic.visual.objective import objective
 
 LOG = logging.getLogger(__name__)
 # train.monitor: model selection by isCorrect's validation board accuracy (learned) or by the reader + MAP decoding's
 VISUAL_MONITORS: tuple[str, ...] = ("val/board_accuracy", "val/map_decoding/board_accuracy")
 MONITOR_TIME_LIMIT = 0.25  # CPU seconds of RC2 per validation board when monitoring MAP decoding
-
-
-def objective(model: VisualLtn, ops: Operators, images: torch.Tensor, valid: torch.Tensor, rules_weight: float,
-              labels_teach_reader: bool = False, abduced: torch.Tensor | None = None, abduce_weight: float = 0.0
-              ) -> tuple[torch.Tensor, dict[str, float]]:
-    """(loss, satisfaction of each part) on one batch of boards: 1 − SatAgg(labelled axioms [, rules on valid]
-    [, abduced grids on valid]).
-
-    Unless `labels_teach_reader`, the labelled axioms fit isCorrect's calibration only (hasValue detached): their
-    gradient on an invalid board asks the reader for more collisions anywhere, which cost 4x4 runs most of their digit
-    accuracy (docs/visual.md); the reader then learns from the rule axioms on the valid boards and, with
-    `abduce_weight`, from ∀b:valid(b) ∀c hasValue(c, g*_b(c)) over the abduced grids (ltn_sudoku.logic.visual.abduce)."""
-    assignment = model.has_value(images)
-    truth = model.is_correct(ops, assignment if labels_teach_reader else assignment.detach())
-    pos, neg = class_axioms(ops, truth, valid)
-    parts = {"is_correct_valid": pos, "not_is_correct_invalid": neg}
-    weights = [1.0, 1.0]
-    if rules_weight > 0 and bool(valid.any()):
-        parts["rules_on_valid"] = model.satisfaction(ops, assignment[valid.bool()]).mean()
-        weights.append(rules_weight)
-    grid_truth = abduced_satisfaction(assignment, abduced) if abduced is not None and abduce_weight > 0 else None
-    if grid_truth is not None:
-        parts["abduced_grids"] = grid_truth
-        weights.append(abduce_weight)
-    weights = torch.tensor(weights, device=assignment.device)
-    logs = torch.stack([torch.log(p.clamp(min=1e-6)) for p in parts.values()])
-    loss = -(weights * logs).sum() / weights.sum()  # SatAgg with the log-product ∀ (ltn_sudoku.logic.operators)
-    return loss, {k: float(v.detach()) for k, v in parts.items()}
 
 
 def shifted(images: torch.Tensor, pixels: int, generator: torch.Generator) -> torch.Tensor:
@@ -172,9 +144,10 @@ def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, 
         batches = list(minibatches(len(valid), int(t.batch_size), generator))
         for rows in tqdm(batches, desc=f"epoch {epoch + 1}/{t.epochs}", unit="batch", disable=not t.progress):
             batch = warped(images[rows], int(t.get("shift", 0)), degrees, scale, generator)
-            loss, parts = objective(model, ops, batch, valid[rows], float(t.rules_weight), bool(t.labels_teach_reader),
-                                    None if abduced is None else abduced[rows].to(device),  # host grids
-                                    float(t.get("abduce_weight", 0.0)))
+            result = objective(model, ops, batch, valid[rows], float(t.rules_weight), bool(t.labels_teach_reader),
+                               None if abduced is None else abduced[rows].to(device),  # host grids
+                               float(t.get("abduce_weight", 0.0)))
+            loss, parts = result.loss, result.satisfaction
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
