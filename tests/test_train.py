@@ -212,3 +212,30 @@ def test_classify_with_a_broken_checkpoint_exits_2(trained: Path, capsys: pytest
                                                     str(broken)]))
     out, err = capsys.readouterr()
     assert status == 2 and out == "" and "not a readable checkpoint" in err and "Traceback" not in err
+
+
+def test_a_board_file_joins_the_training_puzzles_under_its_stated_origin(tmp_path: Path) -> None:
+    """data.train.boards_path: a file's puzzles (here generated 4x4 boards written as lines, without solutions, as
+    scripts/make_branch_states.py writes generated branch states) join the training puzzles, their origin recorded
+    in metrics.json as the config states it (generated, never Kaggle); an unsolvable board is refused at its line."""
+    from ltn_sudoku.generate import generate
+    from ltn_sudoku.io import FormatError, write_boards
+    from ltn_sudoku.logic import data
+    from ltn_sudoku.logic.model import ModelConfig
+
+    path = tmp_path / "states.txt"
+    write_boards(path, [r.board for r in generate(4, "open_solvable", 6, seed=9)])
+    cfg = config(tmp_path / "run", "train.epochs=1", f"data.train.boards_path={path}", "data.train.boards_limit=5",
+                 "data.train.boards_origin='generated (branch states)'")
+    plain = data.build_splits(config(tmp_path / "plain"), ModelConfig.from_cfg(cfg.model))
+    splits = data.build_splits(cfg, ModelConfig.from_cfg(cfg.model))
+    assert len(splits.train) == len(plain.train) + 5
+    assert sum(kind == "generated (branch states)" for kind in splits.train.kinds) >= 3  # a third become states
+    train(cfg)
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert metrics["data/train_origins"] == ["generated", "generated (branch states)"]
+    assert metrics["data/train_boards_path"] == str(path)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1234" + "." * 12 + "\n" + "11" + "." * 14 + "\n")
+    with pytest.raises(FormatError, match=r"bad.txt:2: a board without a solution"):
+        data.from_file(bad, 4, "generated")

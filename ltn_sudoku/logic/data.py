@@ -5,6 +5,9 @@ is an index into them, never a Python list of boards. Sources:
 - the generators (ltn_sudoku.generate): the four classes, reproducible by seed;
 - the public Kaggle CSVs (a file or a folder) read and verified by ltn_sudoku.io.kaggle: open solvable puzzles with their
   solutions, `kinds` = the Kaggle set ("1M", "9M", "3M"), `difficulty` = the 3M rating;
+- a board file of any format ltn_sudoku.io reads (`data.train.boards_path`), e.g. the complete solver's branch states
+  that scripts/make_branch_states.py writes: solvable puzzles whose origin the config states (`boards_origin`,
+  "generated" by default), never called Kaggle rows;
 - solving states for recommendsHeuristic: puzzles, the same puzzles after every single has been placed, and puzzles
   with part of their solution filled in, so that each technique both applies and does not apply often enough to learn.
 `build_splits` draws a run's training and validation sets from the `data` config (training builds them; evaluation
@@ -13,6 +16,7 @@ rebuilds them to hold the checkpoint's boards out).
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 from dataclasses import dataclass, field, fields
@@ -24,8 +28,9 @@ from omegaconf import DictConfig, OmegaConf
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.engine import Engine
+from ltn_sudoku.exact import solve
 from ltn_sudoku.generate import CLASSES, LabelledBoard, generate
-from ltn_sudoku.io import FormatError
+from ltn_sudoku.io import FormatError, iter_records
 from ltn_sudoku.io.kaggle import KaggleReader
 from ltn_sudoku.io.split import DEFAULT_FRACTIONS, SPLITS, splits_of
 from ltn_sudoku.logic.device import to_list, to_numpy
@@ -198,6 +203,27 @@ def kaggle(path: str | os.PathLike[str], n: int, limit: int | None = None, split
                     torch.zeros(kept, 0), difficulty)  # host: data sets are built on the host
 
 
+def from_file(path: str | os.PathLike[str], n: int, origin: str, limit: int = 0) -> BoardSet:
+    """The first `limit` (0: every) boards of a file, streamed, as solvable puzzles of origin `origin` (their kind).
+
+    A row's solution column is used where the file has one (a real Kaggle layout is verified row by row by
+    ltn_sudoku.io.kaggle); otherwise the exact solver finds one. A board of another side, or one without a
+    solution, is a FormatError at its line: training puzzles must be solvable."""
+    boards: list[Board] = []
+    solutions: list[Board | None] = []
+    for record in itertools.islice(iter_records(path), limit or None):
+        if record.board.n != n:
+            raise FormatError(f"a {record.board.n}x{record.board.n} board; the model is {n}x{n}", path, record.line)
+        solution = record.solution or solve(record.board)
+        if solution is None:
+            raise FormatError("a board without a solution: training puzzles must be solvable", path, record.line)
+        boards.append(record.board)
+        solutions.append(solution)
+    if not boards:
+        raise FormatError("no boards", path)
+    return from_boards(n, boards, solutions, ["open_solvable"] * len(boards), [origin] * len(boards))
+
+
 def kaggle_sample(path: str, split: str, count: int, seed: int) -> BoardSet:
     """`count` real Kaggle rows of one split, an equal share of each Kaggle set found at `path`, seeded."""
     rows = kaggle(path, 9, split=split)
@@ -251,6 +277,19 @@ class Splits:
     val_closed: BoardSet
 
 
+def train_origins(data_cfg: DictConfig) -> dict[str, Any]:
+    """Where a run's training puzzles come from, for metrics.json: `data/train_origins` (generated, the board file's
+    stated origin, real Kaggle rows) and the board file's path."""
+    origins = ["generated"] if int(data_cfg.train.solvable) or int(data_cfg.train.impossible) else []
+    out: dict[str, Any] = {}
+    if data_cfg.train.get("boards_path"):
+        origins.append(str(data_cfg.train.get("boards_origin", "generated")))
+        out["data/train_boards_path"] = str(data_cfg.train.boards_path)
+    if data_cfg.get("kaggle_path"):
+        origins.append("kaggle")
+    return {"data/train_origins": sorted(set(origins)), **out}
+
+
 def build_splits(cfg: DictConfig, model_config: ModelConfig) -> Splits:
     """Generated (and Kaggle) boards for training and validation, seeded: the same config gives the same boards."""
     n = model_config.size
@@ -260,6 +299,10 @@ def build_splits(cfg: DictConfig, model_config: ModelConfig) -> Splits:
     givens = OmegaConf.to_container(d.givens) if d.givens is not None else None
     train_solvable = generated(n, "open_solvable", int(d.train.solvable), seed, givens)
     val_solvable = generated(n, "open_solvable", int(d.val.solvable), seed + 1, givens)
+    boards_path = d.train.get("boards_path")
+    if boards_path:  # a board file's puzzles (generated ones, e.g. branch states) join the training puzzles
+        train_solvable = BoardSet.concat([train_solvable, from_file(
+            boards_path, n, str(d.train.get("boards_origin", "generated")), int(d.train.get("boards_limit", 0)))])
     if d.kaggle_path:  # real rows join the generated ones, each from its own fixed split (ltn_sudoku.io.split)
         train_solvable = BoardSet.concat(
             [train_solvable, kaggle_sample(d.kaggle_path, "train", int(d.kaggle_rows.train), seed)])

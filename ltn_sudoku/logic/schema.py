@@ -188,6 +188,9 @@ class KaggleRows:
 class TrainBoards:
     solvable: int = at_least(0)
     impossible: int = at_least(0)
+    boards_path: Optional[str] = existing_file()  # a board file whose puzzles join the training ones (any format)
+    boards_limit: int = at_least(0, 0)  # its first so many boards (0 = every one)
+    boards_origin: str = "generated"  # what its boards are, recorded in metrics.json (never "Kaggle" unless they are)
 
 
 @dataclass

@@ -221,5 +221,6 @@ def train(cfg: DictConfig) -> dict[str, float]:
     writer.add_hparams(_hparams(cfg), {k: v for k, v in metrics.items() if math.isfinite(v)}, run_name="hparams")
     writer.close()
     if process.is_main:
-        atomic_write_text(run_dir / "metrics.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+        recorded = {**metrics, **data.train_origins(cfg.data)}  # strings: not in TensorBoard's hparams
+        atomic_write_text(run_dir / "metrics.json", json.dumps(recorded, indent=2, sort_keys=True) + "\n")
     return metrics
