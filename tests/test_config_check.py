@@ -16,7 +16,7 @@ from test_train import config
 
 from ltn_sudoku.logic.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.config_check import check_command_line, check_config
-from ltn_sudoku.logic.schema import LtnModelConfig, TrainConfig, compose_config, rule_violations
+from ltn_sudoku.logic.schema import EvidenceModelConfig, TrainConfig, compose_config, rule_violations
 from ltn_sudoku.logic.train import train
 from ltn_sudoku.paths import REPO_ROOT
 
@@ -44,8 +44,11 @@ def refusal(capsys: pytest.CaptureFixture[str], overrides: list[str], entry: str
     ("evaluate", "checkpoint=/nonexistent.pt", "checkpoint=/nonexistent.pt: no such file"),
     ("evaluate", "seed=x", "seed=x: Value 'x' of type 'str' could not be converted to Integer"),
     ("evaluate", "evaluate.open=0", "evaluate.open=0: expected an integer >= 1"),
-    ("train", "model.nokey=1", "Could not override 'model.nokey': Key 'nokey' not in 'LtnModelConfig'"),
-    ("train", "model.digit_dim=0", "Key 'digit_dim' not in 'LtnModelConfig'"),  # a retired knob
+    ("train", "model.nokey=1", "Could not override 'model.nokey': Key 'nokey' not in 'EvidenceModelConfig'"),
+    ("train", "model.digit_dim=0", "Key 'digit_dim' not in 'EvidenceModelConfig'"),  # a retired knob
+    # a grounding's fields belong to its own schema: the evidence grounding has no messages
+    ("train", "model.message_dim=4", "Key 'message_dim' not in 'EvidenceModelConfig'"),
+    ("train", "model.hasvalue=message_passing", "model.hasvalue=message_passing: expected one of evidence"),
     ("train", "train.supervised=maybe", "train.supervised=maybe: Value 'maybe' is not a valid bool"),
     ("train", "model=nonexistent", "Could not find 'model/nonexistent'"),
     ("evaluate", "model=visual_4x4", "model=visual_4x4: visual models are trained and scored by"),
@@ -70,7 +73,7 @@ def test_every_value_of_a_sweep_is_checked(capsys: pytest.CaptureFixture[str]) -
 def test_the_schema_types_every_group_and_its_rules_name_the_key() -> None:
     cfg = composed()
     assert {group: type(OmegaConf.get_type(cfg[group])).__name__ for group in ("model", "logic", "data", "train")}
-    assert OmegaConf.get_type(cfg.model) is LtnModelConfig and OmegaConf.get_type(cfg.train) is TrainConfig
+    assert OmegaConf.get_type(cfg.model) is EvidenceModelConfig and OmegaConf.get_type(cfg.train) is TrainConfig
     visual = composed("model=visual_9x9", "model.pool=3", "train.scale=1")
     assert list(rule_violations(visual)) == ["model.pool=3: expected 1 (28x28 input) or 2 (14x14)",
                                              "train.scale=1.0: expected a fraction in [0, 1) (0 = off)"]

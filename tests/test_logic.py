@@ -20,7 +20,8 @@ from ltn_sudoku.logic.axioms import (CONSTRAINT_AXIOMS, RULE_AXIOMS, board_satis
                                      is_possible, naked_single_definition, no_solution, rule_axioms)
 from ltn_sudoku.logic.grounding import Grounding, TablePredicate, encode_boards, index_variable, one_hot_givens
 from ltn_sudoku.logic.labels import resolve_techniques, technique_labels
-from ltn_sudoku.logic.hasvalue import HasValueConfig, RecurrentHasValue, build_has_value
+from ltn_sudoku.logic.hasvalue import (GROUNDINGS, GroundingKind, MessagePassingConfig, RecurrentConfig,
+                                       RecurrentHasValue, build_has_value)
 from ltn_sudoku.logic.model import INSTANCE_TYPES, ModelConfig, RecommendsHeuristicNet
 from ltn_sudoku.logic.operators import FAMILIES, AggregLogProduct, AggregMax, build_operators
 
@@ -206,7 +207,9 @@ def test_every_rule_axiom_is_reported() -> None:
 # ---- hasValue -----------------------------------------------------------------------------------------------------
 def _net(n: int = 4, kind: str = "evidence") -> RecurrentHasValue:
     torch.manual_seed(0)
-    return build_has_value(Grounding(n), HasValueConfig(kind=kind, hidden=8, layers=2, steps=3, message_dim=4))
+    config = GROUNDINGS[kind].config
+    sizes = {"hidden": 8, "layers": 2, "steps": 3, **({"message_dim": 4} if config is MessagePassingConfig else {})}
+    return build_has_value(Grounding(n), config(kind=kind, **sizes))  # type: ignore[arg-type, call-arg]
 
 
 def test_has_value_clamps_givens_and_outputs_distributions() -> None:
@@ -268,7 +271,8 @@ def test_each_technique_reads_the_instances_of_its_pattern() -> None:
 
 
 def test_a_grounding_is_one_registry_entry_that_describes_itself(monkeypatch: pytest.MonkeyPatch) -> None:
-    """build_has_value and describe_inputs read GROUNDINGS only: a new kind needs its class and one entry."""
+    """build_has_value, the model config and describe_inputs read GROUNDINGS only: a new kind needs its class, its
+    config dataclass and one entry."""
     from ltn_sudoku.logic import hasvalue
     from ltn_sudoku.logic.hasvalue.evidence import EvidenceHasValue
     from ltn_sudoku.logic.model import describe_inputs
@@ -276,9 +280,10 @@ def test_a_grounding_is_one_registry_entry_that_describes_itself(monkeypatch: py
     class Echo(EvidenceHasValue):
         DESCRIPTION = "the evidence grounding under another name"
 
-    monkeypatch.setitem(hasvalue.GROUNDINGS, "echo", Echo)
-    config = ModelConfig(size=4, has_value=HasValueConfig(kind="echo", hidden=8, steps=2), eval_steps=2, kb_every=1,
+    monkeypatch.setitem(hasvalue.GROUNDINGS, "echo", GroundingKind(RecurrentConfig, Echo, Echo.DESCRIPTION))
+    assert hasvalue.grounding_config({"hasvalue": "echo", "hidden": 8, "steps": 2}) == RecurrentConfig("echo", 8, 2, 2)
+    config = ModelConfig(size=4, has_value=RecurrentConfig(kind="echo", hidden=8, steps=2), eval_steps=2, kb_every=1,
                          solution_hidden=4, heuristic_hidden=4, techniques=())
     assert isinstance(build_has_value(Grounding(4), config.has_value), Echo)
     assert describe_inputs(config)["hasValue"] == Echo.DESCRIPTION
-    assert all(cls.DESCRIPTION for cls in hasvalue.GROUNDINGS.values())
+    assert all(kind.description for kind in hasvalue.GROUNDINGS.values())

@@ -16,7 +16,7 @@ from ltn_sudoku.generate import generate
 from ltn_sudoku.logic import data
 from ltn_sudoku.logic.evaluate import evaluate
 from ltn_sudoku.logic.grounding import Grounding, encode_boards, one_hot_givens
-from ltn_sudoku.logic.hasvalue import HasValueConfig, build_has_value
+from ltn_sudoku.logic.hasvalue import MessagePassingConfig, build_has_value
 from ltn_sudoku.logic.hasvalue.message_passing import MessagePassingHasValue
 from ltn_sudoku.logic.labels import resolve_techniques
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
@@ -38,7 +38,7 @@ def config(run_dir: Path, *overrides: str) -> DictConfig:
 
 def _net(n: int) -> MessagePassingHasValue:
     torch.manual_seed(0)
-    net = build_has_value(Grounding(n), HasValueConfig(kind="message_passing", hidden=8, message_dim=4, steps=3))
+    net = build_has_value(Grounding(n), MessagePassingConfig(hidden=8, message_dim=4, steps=3))
     assert isinstance(net, MessagePassingHasValue)
     return net
 

@@ -13,7 +13,7 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.exact import count_solutions, solve
 from ltn_sudoku.generate import generate
 from ltn_sudoku.io import parse_board_text
-from ltn_sudoku.logic.hasvalue import HasValueConfig
+from ltn_sudoku.logic.hasvalue import RecurrentConfig
 from ltn_sudoku.logic.load import load_model, shipped_checkpoint
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.search import SearchResult, guided_search
@@ -23,7 +23,7 @@ class _Uniform(LtnSudoku):
     """A model that knows nothing: hasValue is uniform on every open cell (so only search can solve)."""
 
     def __init__(self, n: int) -> None:
-        super().__init__(ModelConfig(size=n, has_value=HasValueConfig(hidden=2, steps=1), eval_steps=1, kb_every=1,
+        super().__init__(ModelConfig(size=n, has_value=RecurrentConfig(hidden=2, steps=1), eval_steps=1, kb_every=1,
                                      solution_hidden=2, heuristic_hidden=2, techniques=()))
 
     def refine(self, givens: torch.Tensor, steps: int | None = None) -> list[torch.Tensor]:

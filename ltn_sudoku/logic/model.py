@@ -11,7 +11,8 @@ import torch
 from torch import nn
 
 from ltn_sudoku.logic.grounding import Grounding
-from ltn_sudoku.logic.hasvalue import GROUNDINGS, HasValueConfig, build_has_value
+from ltn_sudoku.logic.hasvalue import (GROUNDINGS, RecurrentConfig, RecurrentHasValue, build_has_value,
+                                       grounding_config)
 from ltn_sudoku.logic.layers import mlp
 from ltn_sudoku.logic.retired import refuse_retired
 
@@ -186,7 +187,7 @@ class ModelConfig:
     """Everything that shapes one size's model (conf/model/*.yaml)."""
 
     size: int
-    has_value: HasValueConfig
+    has_value: RecurrentConfig  # its grounding's own config (RecurrentConfig or MessagePassingConfig)
     eval_steps: int
     kb_every: int
     solution_hidden: int
@@ -202,7 +203,12 @@ class ModelConfig:
         """From a `model` config, the composed one or a checkpoint's (keys added later take the value they had
         before they existed; a retired knob set to anything but its old default is refused)."""
         refuse_retired(cfg, "model")
-        return cls(size=int(cfg["size"]), has_value=HasValueConfig.from_cfg(cfg), eval_steps=int(cfg["eval_steps"]),
+        has_value = grounding_config(cfg)
+        if GROUNDINGS[has_value.kind].reads != "givens":
+            raise ValueError(f"model.hasvalue={has_value.kind!r}: not a grounding of a board model (it reads "
+                             f"{GROUNDINGS[has_value.kind].reads})")
+        assert isinstance(has_value, RecurrentConfig)
+        return cls(size=int(cfg["size"]), has_value=has_value, eval_steps=int(cfg["eval_steps"]),
                    kb_every=int(cfg["kb_every"]), solution_hidden=int(cfg["solution_hidden"]),
                    heuristic_hidden=int(cfg["heuristic_hidden"]), techniques=tuple(cfg["techniques"]),
                    unit_axiom=bool(cfg.get("unit_axiom", False)), detach_every=int(cfg.get("detach_every", 0)),
@@ -220,7 +226,7 @@ class LtnSudoku(nn.Module):
         super().__init__()
         self.config = config
         self.grounding = Grounding(config.size)
-        self.has_value = build_has_value(self.grounding, config.has_value)
+        self.has_value: RecurrentHasValue = build_has_value(self.grounding, config.has_value)  # type: ignore
         self.has_solution = HasSolutionNet(config.solution_hidden, config.solution_inputs)
         self.recommends = RecommendsHeuristicNet(self.grounding, config.techniques, config.heuristic_hidden)
         self.register_buffer("is_correct_threshold", torch.tensor(0.5))
@@ -242,7 +248,7 @@ class LtnSudoku(nn.Module):
 
 def describe_inputs(config: ModelConfig) -> dict[str, str]:
     """Which inputs each learned predicate receives, and which of them are symbolic computations (metrics.json)."""
-    has_value = GROUNDINGS[config.has_value.kind].DESCRIPTION
+    has_value = GROUNDINGS[config.has_value.kind].description
     solution = {
         "reached": "soft truths of the constraint axioms and unit_has_digit on the assignment hasValue reached, its "
                    "confidence (mean, least) and the share of open cells; no crisp verdict",

@@ -23,7 +23,6 @@ from hydra.core.config_store import ConfigStore
 from hydra.core.global_hydra import GlobalHydra
 from omegaconf import MISSING, DictConfig, OmegaConf
 
-from ltn_sudoku.logic.hasvalue import HAS_VALUE_KINDS
 from ltn_sudoku.logic.model import SOLUTION_INPUTS
 from ltn_sudoku.logic.operators import FAMILIES
 from ltn_sudoku.logic.visual.model import VISUAL_AXIOMS
@@ -142,15 +141,11 @@ class LogicConfig:
 # ---- models (conf/model) --------------------------------------------------------------------------------------------
 @dataclass
 class LtnModelConfig:
-    """A board model (ltn_sudoku/logic/model.py): hasValue, hasSolution and recommendsHeuristic."""
+    """A board model (ltn_sudoku/logic/model.py): hasValue, hasSolution and recommendsHeuristic. Its grounding's own
+    fields come with the grounding's schema below (one per `model.hasvalue` kind)."""
 
     name: str = MISSING
     size: int = _ruled(Rule(_square_side, "expected a board side k*k between 4 and 81 (4, 9, 16, ...)"))
-    hasvalue: str = one_of(HAS_VALUE_KINDS)
-    hidden: int = at_least(1)
-    layers: int = at_least(1)
-    message_dim: int = at_least(1, 16)  # message passing only: the width of each relation's message
-    steps: int = at_least(1)
     eval_steps: int = at_least(1)
     kb_every: int = at_least(1)
     detach_every: int = at_least(0, 0)  # truncate backpropagation every so many steps (0 = through all steps)
@@ -163,8 +158,27 @@ class LtnModelConfig:
 
 
 @dataclass
+class EvidenceModelConfig(LtnModelConfig):
+    """A board model with the evidence grounding (ltn_sudoku/logic/hasvalue/evidence.py, RecurrentConfig)."""
+
+    hasvalue: str = one_of(("evidence",))
+    hidden: int = at_least(1)
+    layers: int = at_least(1)
+    steps: int = at_least(1)
+
+
+@dataclass
+class MessagePassingModelConfig(EvidenceModelConfig):
+    """A board model with the message-passing grounding (ltn_sudoku/logic/hasvalue/message_passing.py)."""
+
+    hasvalue: str = one_of(("message_passing",))
+    message_dim: int = at_least(1)  # the width of each relation's message
+
+
+@dataclass
 class VisualModelConfig:
-    """A visual model (ltn_sudoku/logic/visual/model.py): a CNN reader of MNIST cells and isCorrect on its reading."""
+    """A visual model (ltn_sudoku/logic/visual/model.py): hasValue's `visual` grounding, a CNN reader of MNIST cells
+    (ltn_sudoku/logic/hasvalue/reader.py, ReaderConfig: channels, hidden, pool), and isCorrect on its reading."""
 
     name: str = MISSING
     kind: str = one_of(("visual",), "visual")
@@ -269,7 +283,8 @@ class VisualTrainConfig:
 SCHEMAS: dict[str | None, dict[str, type]] = {
     None: {"config_schema": RunConfig},
     "logic": {"logic_schema": LogicConfig},
-    "model": {"ltn_schema": LtnModelConfig, "visual_schema": VisualModelConfig},
+    "model": {"evidence_schema": EvidenceModelConfig, "message_passing_schema": MessagePassingModelConfig,
+              "visual_schema": VisualModelConfig},  # one per hasValue grounding (ltn_sudoku.logic.hasvalue)
     "data": {"generated_schema": GeneratedDataConfig, "visual_schema": VisualDataConfig},
     "train": {"train_schema": TrainConfig, "visual_schema": VisualTrainConfig},
     "experiment": {"experiment_schema": ExperimentConfig},

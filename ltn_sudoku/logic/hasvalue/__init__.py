@@ -1,56 +1,79 @@
-"""hasValue(c, v | b): the groundings of the predicate where learning happens, one module each, one interface.
+"""hasValue(c, v | b): the groundings of the predicate where learning happens, one module each, one registry.
 
-Every grounding is a recurrent network that maps one-hot givens (batch, N, n) to soft assignments after each
-refinement step (a list of (batch, N, n) tensors, each cell a distribution over digits), with the givens clamped as
-facts (`RecurrentHasValue.forward`). They differ in what a step reads:
+Every grounding maps what a board shows to a soft assignment (each cell a distribution over digits), is built as
+`GROUNDINGS[kind].build(grounding, config)` from its own config dataclass, and says in a `DESCRIPTION` what it reads
+(metrics.json's `inputs`):
 
-| kind              | module              | a step reads                                                          |
-|-------------------|---------------------|-----------------------------------------------------------------------|
-| `evidence`        | evidence.py         | hand-made evidence: isPossible, a digit's open places per unit, counts |
-| `message_passing` | message_passing.py  | the givens, its own hidden state and the previous hasValue, through    |
-|                   |                     | learned messages along the fixed peer graph; no hand-made evidence    |
+| kind              | module              | config                 | reads                                           |
+|-------------------|---------------------|------------------------|-------------------------------------------------|
+| `evidence`        | evidence.py         | `RecurrentConfig`      | one-hot givens; a step reads hand-made evidence: |
+|                   |                     |                        | isPossible, a digit's open places per unit, counts |
+| `message_passing` | message_passing.py  | `MessagePassingConfig` | one-hot givens; a step reads its own state and the |
+|                   |                     |                        | previous hasValue through learned messages along |
+|                   |                     |                        | the fixed peer graph; no hand-made evidence     |
+| `visual`          | reader.py           | `ReaderConfig`         | each cell's MNIST image (a CNN digit reader)    |
 
-`model.hasvalue` in conf/model/*.yaml picks one from `GROUNDINGS`; checkpoints without the key are `evidence` models.
-A new grounding is its own module (a `RecurrentHasValue` with a `DESCRIPTION`) and one line in `GROUNDINGS`.
+The two board groundings are recurrent (`RecurrentHasValue`: refinement steps, givens clamped, an assignment per
+step); the reader answers in one pass. `model.hasvalue` in conf/model/*.yaml picks a board grounding (checkpoints
+without the key are `evidence` models); a `model.kind: visual` config is the `visual` grounding. The registry picks
+the config dataclass, which reads its fields from the model config (the flat `model` node every checkpoint stores).
+A new grounding is its own module, its config dataclass and one entry in `GROUNDINGS` (docs/design.md §8).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
+
+from torch import nn
 
 from ltn_sudoku.logic.grounding import Grounding
 from ltn_sudoku.logic.hasvalue.base import RecurrentHasValue
+from ltn_sudoku.logic.hasvalue.configs import GroundingConfig, MessagePassingConfig, ReaderConfig, RecurrentConfig
 from ltn_sudoku.logic.hasvalue.evidence import EvidenceHasValue
 from ltn_sudoku.logic.hasvalue.message_passing import MessagePassingHasValue
-
-GROUNDINGS: dict[str, type[RecurrentHasValue]] = {"evidence": EvidenceHasValue,
-                                                  "message_passing": MessagePassingHasValue}
-HAS_VALUE_KINDS: tuple[str, ...] = tuple(GROUNDINGS)
+from ltn_sudoku.logic.hasvalue.reader import DigitReader
 
 
 @dataclass(frozen=True)
-class HasValueConfig:
-    """Which hasValue grounding, its size and how many refinement steps it runs while training."""
+class GroundingKind:
+    """One registry entry: the config dataclass, how to build the network from it, and what it reads."""
 
-    kind: str = "evidence"
-    hidden: int = 64
-    layers: int = 2
-    steps: int = 24
-    message_dim: int = 16  # message passing only
-
-    @classmethod
-    def from_cfg(cls, cfg: Mapping[str, Any]) -> HasValueConfig:
-        kind = str(cfg.get("hasvalue", "evidence"))
-        if kind not in HAS_VALUE_KINDS:
-            raise ValueError(f"model.hasvalue={kind!r}: expected one of {', '.join(HAS_VALUE_KINDS)}")
-        ints = {k: int(cfg[k]) for k in cls.__dataclass_fields__ if k != "kind" and k in cfg}
-        return cls(kind=kind, **ints)
+    config: type[GroundingConfig]
+    build: Callable[[Grounding, Any], nn.Module]
+    description: str
+    reads: str = "givens"  # what a board shows it: "givens" (a board model's grounding) or "images" (a visual one)
 
 
-def build_has_value(grounding: Grounding, config: HasValueConfig) -> RecurrentHasValue:
+def _reader(grounding: Grounding, config: ReaderConfig) -> DigitReader:
+    return DigitReader(grounding.n, config.channels, config.hidden, config.pool)
+
+
+GROUNDINGS: dict[str, GroundingKind] = {
+    "evidence": GroundingKind(RecurrentConfig, EvidenceHasValue, EvidenceHasValue.DESCRIPTION),
+    "message_passing": GroundingKind(MessagePassingConfig, MessagePassingHasValue, MessagePassingHasValue.DESCRIPTION),
+    "visual": GroundingKind(ReaderConfig, _reader, DigitReader.DESCRIPTION, reads="images"),
+}
+
+
+def grounding_kind(cfg: Mapping[str, Any]) -> str:
+    """The grounding a model config names: `model.kind: visual`, else `model.hasvalue` (absent: evidence)."""
+    return "visual" if cfg.get("kind") == "visual" else str(cfg.get("hasvalue", "evidence"))
+
+
+def grounding_config(cfg: Mapping[str, Any]) -> GroundingConfig:
+    """The grounding's own config from a model config (composed, or a checkpoint's flat `model` node)."""
+    kind = grounding_kind(cfg)
+    if kind not in GROUNDINGS:
+        raise ValueError(f"model.hasvalue={kind!r}: expected one of {', '.join(GROUNDINGS)}")
+    return GROUNDINGS[kind].config.from_cfg(kind, cfg)
+
+
+def build_has_value(grounding: Grounding, config: GroundingConfig) -> nn.Module:
     """The configured grounding of hasValue."""
-    return GROUNDINGS[config.kind](grounding, config)
+    return GROUNDINGS[config.kind].build(grounding, config)
 
 
-__all__ = ["GROUNDINGS", "HAS_VALUE_KINDS", "HasValueConfig", "RecurrentHasValue", "build_has_value"]
+__all__ = ["GROUNDINGS", "GroundingConfig", "GroundingKind", "MessagePassingConfig", "ReaderConfig",
+           "RecurrentConfig", "RecurrentHasValue", "build_has_value", "grounding_config", "grounding_kind"]

@@ -17,6 +17,7 @@ from torch import nn
 
 from ltn_sudoku.logic.grounding import Grounding
 from ltn_sudoku.logic.hasvalue.base import RecurrentHasValue
+from ltn_sudoku.logic.hasvalue.configs import RecurrentConfig
 from ltn_sudoku.logic.layers import mlp
 
 EVIDENCE_FEATURES = 11
@@ -29,7 +30,7 @@ class EvidenceHasValue(RecurrentHasValue):
                    "isPossible (candidate elimination), a digit's open places per unit (hidden-single evidence), "
                    "candidate counts; a soft singles propagator")
 
-    def __init__(self, grounding: Grounding, config) -> None:  # config: HasValueConfig
+    def __init__(self, grounding: Grounding, config: RecurrentConfig) -> None:
         super().__init__(grounding, config)
         self.first = nn.Linear(EVIDENCE_FEATURES, config.hidden)
         self.rest = mlp(config.hidden, config.hidden, config.layers - 1, 1)

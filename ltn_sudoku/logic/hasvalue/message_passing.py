@@ -27,6 +27,7 @@ from torch import nn
 
 from ltn_sudoku.logic.grounding import Grounding
 from ltn_sudoku.logic.hasvalue.base import RecurrentHasValue
+from ltn_sudoku.logic.hasvalue.configs import MessagePassingConfig
 from ltn_sudoku.logic.layers import mlp
 
 RELATIONS: tuple[str, ...] = ("cell", "row_in_block", "row_out_block", "col_in_block", "col_out_block", "block_rest")
@@ -39,7 +40,7 @@ class MessagePassingHasValue(RecurrentHasValue):
     DESCRIPTION = ("givens, its own hidden state and previous hasValue, exchanged as learned messages along the fixed "
                    "isSameRow/isSameCol/isSameBlock relations; no candidate or single evidence")
 
-    def __init__(self, grounding: Grounding, config) -> None:  # config: HasValueConfig
+    def __init__(self, grounding: Grounding, config: MessagePassingConfig) -> None:
         super().__init__(grounding, config)
         n = grounding.n
         self.k = math.isqrt(n)

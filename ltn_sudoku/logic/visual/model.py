@@ -21,7 +21,8 @@ from ltn_sudoku.logic.axioms import RULE_AXIOMS, board_satisfaction, rule_axioms
 from ltn_sudoku.logic.grounding import Grounding
 from ltn_sudoku.logic.model import violation_scale
 from ltn_sudoku.logic.operators import Operators
-from ltn_sudoku.logic.visual.grounding import DigitReader
+from ltn_sudoku.logic.hasvalue import ReaderConfig, build_has_value, grounding_config
+from ltn_sudoku.logic.hasvalue.reader import DigitReader
 
 # The givens axiom is vacuous on a visual board (no cell is given: every digit is read from its image).
 VISUAL_AXIOMS: tuple[str, ...] = tuple(a for a in RULE_AXIOMS if a != "givens")
@@ -32,9 +33,7 @@ class VisualConfig:
     """The `model` config of a visual model (conf/model/visual_*.yaml)."""
 
     size: int
-    channels: int = 8
-    hidden: int = 32
-    pool: int = 2  # the reader's input average-pool factor (ltn_sudoku.logic.visual.grounding.DigitReader)
+    reader: ReaderConfig = ReaderConfig()  # hasValue's grounding (ltn_sudoku.logic.hasvalue, kind `visual`)
     axioms: tuple[str, ...] = VISUAL_AXIOMS
 
     @staticmethod
@@ -43,8 +42,9 @@ class VisualConfig:
         unknown = [a for a in axioms if a not in VISUAL_AXIOMS]
         if unknown:
             raise ValueError(f"model.axioms: unknown {unknown}: expected some of {', '.join(VISUAL_AXIOMS)}")
-        return VisualConfig(int(cfg["size"]), int(cfg.get("channels", 8)), int(cfg.get("hidden", 32)),
-                            int(cfg.get("pool", 2)), axioms)
+        reader = grounding_config({**cfg, "kind": "visual"})
+        assert isinstance(reader, ReaderConfig)
+        return VisualConfig(int(cfg["size"]), reader, axioms)
 
 
 class VisualLtn(nn.Module):
@@ -54,8 +54,8 @@ class VisualLtn(nn.Module):
         super().__init__()
         self.config = config
         self.n = config.size
-        self.reader = DigitReader(config.size, config.channels, config.hidden, config.pool)
         self.grounding = Grounding(config.size)
+        self.reader: DigitReader = build_has_value(self.grounding, config.reader)  # type: ignore[assignment]
         self.calibration = nn.Parameter(torch.tensor([2.0, 0.3]))  # (log scale, offset) of isCorrect
         # names[i] = the digit (0-based) that the reader's i-th output is called when a board is read off. The rules
         # cannot tell digits apart, so the learned outputs are digits only up to a renaming; training leaves this the

@@ -1,4 +1,5 @@
-"""hasValue(c, v | b) on visual boards: a small CNN reads each cell's image into a softmax over the n digits.
+"""hasValue(c, v | b) on visual boards (kind `visual`): a small CNN reads each cell's image into a softmax over the n
+digits.
 
 The network sees one cell image at a time (no position, no neighbours), so whatever it learns is a digit reader;
 the rules tie the cells together only through the knowledge base (ltn_sudoku.logic.visual.model).
@@ -17,6 +18,9 @@ class DigitReader(nn.Module):
     multiply-adds per image, a fifteenth of LeNet's, so that training stays within minutes on a shared 2-core CPU.
     `pool` 1 reads the full 28x28 image (about 4x the work at 8 channels; the stroke detail the pooled reader loses
     caps it near 97 % of 9x9 digits even with every digit label, docs/visual.md)."""
+
+    DESCRIPTION = ("a CNN over each cell's MNIST image alone (no position, no neighbours): a digit reader; the rules "
+                   "tie the cells together only through the knowledge base")
 
     def __init__(self, n: int, channels: int = 8, hidden: int = 32, pool: int = 2) -> None:
         super().__init__()
