@@ -119,30 +119,27 @@ def supervised_axiom(grounding: Grounding, ops: Operators, assignment: torch.Ten
                                               TablePredicate(assignment)(d.b, d.c, d.v)))
 
 
+def labelled_axiom(ops: Operators, truth: torch.Tensor, facts: torch.Tensor, negated: bool = False) -> torch.Tensor:
+    """A labelled axiom as a scalar: ∀x:facts(x) P(x), or negated ∀x:¬facts(x) ¬P(x), where P's truth and the facts
+    range over boards and optionally one more variable (techniques h, cells c): the guarded ∀ of labelled facts
+    (Operators.forall_labelled, the log-product)."""
+    variables = [index_variable(name, torch.arange(size, device=truth.device))
+                 for name, size in zip(("b", "h", "c"), truth.shape)]
+    atom = TablePredicate(truth)(*variables)
+    holds = facts.bool()
+    return ops.forall_labelled(variables, ops.Not(atom) if negated else atom, cond_vars=variables,
+                               cond_fn=lambda *xs: holds[tuple(x.value.reshape(-1) for x in xs)] != negated
+                               ).value.float()
+
+
 def class_axioms(ops: Operators, truth: torch.Tensor, positive: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Labelled axioms of a board predicate P: (∀b:positive(b) P(b), ∀b:¬positive(b) ¬P(b)) as scalars."""
-    b = index_variable("b", torch.arange(truth.shape[0], device=truth.device))
-    predicate = TablePredicate(truth)
-    is_positive = positive.bool()
-    pos = ops.forall_labelled([b], predicate(b), cond_vars=[b], cond_fn=lambda x: is_positive[x.value.reshape(-1)])
-    neg = ops.forall_labelled([b], ops.Not(predicate(b)), cond_vars=[b],
-                              cond_fn=lambda x: ~is_positive[x.value.reshape(-1)])
-    return pos.value.float(), neg.value.float()
+    return labelled_axiom(ops, truth, positive), labelled_axiom(ops, truth, positive, negated=True)
 
 
 def technique_axioms(ops: Operators, truth: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Labelled axioms of recommendsHeuristic(b, h): (∀b,h:L(b,h) R(b,h), ∀b,h:¬L(b,h) ¬R(b,h)) as scalars."""
-    b = index_variable("b", torch.arange(truth.shape[0], device=truth.device))
-    h = index_variable("h", torch.arange(truth.shape[1], device=truth.device))
-    recommends = TablePredicate(truth)
-    applies = labels.bool()
-
-    def where(positive: bool) -> Callable[[LTNObject, LTNObject], torch.Tensor]:
-        return lambda x, y: applies[x.value.reshape(-1), y.value.reshape(-1)] == positive
-
-    pos = ops.forall_labelled([b, h], recommends(b, h), cond_vars=[b, h], cond_fn=where(True))
-    neg = ops.forall_labelled([b, h], ops.Not(recommends(b, h)), cond_vars=[b, h], cond_fn=where(False))
-    return pos.value.float(), neg.value.float()
+    return labelled_axiom(ops, truth, labels), labelled_axiom(ops, truth, labels, negated=True)
 
 
 def _exactly_one(ops: Operators, truth: LTNObject, over: ltn.Variable, other: ltn.Variable) -> LTNObject:

@@ -45,12 +45,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-import ltn
 import torch
 from ltn.core import LTNObject
 
-from ltn_sudoku.logic.axioms import definition_axioms
-from ltn_sudoku.logic.grounding import TablePredicate, index_variable
+from ltn_sudoku.logic.axioms import definition_axioms, labelled_axiom
+from ltn_sudoku.logic.grounding import index_variable
 from ltn_sudoku.logic.operators import AggregLogProduct, Operators
 
 STEPS: tuple[str, ...] = ("kb", "kb*", "last", "-")
@@ -106,15 +105,9 @@ class Theory:
 
 
 # ---- closing: ∀b (and the other variables a labelled axiom ranges over) --------------------------------------------
-def _variables(truth: torch.Tensor) -> list[ltn.Variable]:
-    names = ("b", "h", "c")
-    return [index_variable(names[axis], torch.arange(truth.shape[axis], device=truth.device))
-            for axis in range(truth.dim())]
-
-
 def forall_boards(ops: Operators, grounded: Grounded) -> torch.Tensor:
     """∀b of a per-board truth with the family's ∀ (pMeanError)."""
-    (b,) = _variables(grounded.truth)
+    b = index_variable("b", torch.arange(grounded.truth.shape[0], device=grounded.truth.device))
     return ops.forall([b], LTNObject(grounded.truth.float(), ["b"])).value
 
 
@@ -124,21 +117,8 @@ def mean_over_boards(ops: Operators, grounded: Grounded) -> torch.Tensor:
 
 
 def _labelled(negated: bool) -> Closer:
-    """∀ over the facts' positive (or, negated, negative) entries of the predicate (or its negation), with the
-    log-product ∀ of labelled facts (Operators.forall_labelled); the truth ranges over boards and optionally one
-    more variable (techniques h, cells c)."""
-
-    def close(ops: Operators, grounded: Grounded) -> torch.Tensor:
-        assert grounded.facts is not None
-        variables = _variables(grounded.truth)
-        atom = TablePredicate(grounded.truth)(*variables)
-        facts = grounded.facts.bool()
-        formula = ops.Not(atom) if negated else atom
-        return ops.forall_labelled(variables, formula, cond_vars=variables,
-                                   cond_fn=lambda *xs: facts[tuple(x.value.reshape(-1) for x in xs)] != negated
-                                   ).value.float()
-
-    return close
+    """∀ over the facts' positive (or, negated, negative) entries of the predicate (or its negation)."""
+    return lambda ops, grounded: labelled_axiom(ops, grounded.truth, grounded.facts, negated)  # type: ignore
 
 
 def equivalence_per_technique(ops: Operators, grounded: Grounded) -> torch.Tensor:
