@@ -163,3 +163,21 @@ def test_bench_rescore_reproduces_a_runs_figure_and_compares_clips(tmp_path: Pat
                             "--test-seed", "4321"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
     assert fresh.returncode == 0, fresh.stderr
     assert sum(line.startswith(str(run)) for line in fresh.stdout.splitlines()) == 1
+
+
+def test_a_resumed_visual_run_ends_where_an_uninterrupted_one_does(tmp_path: Path) -> None:
+    """train.resume=last.pt: one epoch, then the second from the checkpoint (optimizer, the seeded generator of the
+    batches and augmentation, best, stale) gives the weights of two epochs in one go; a best.pt is refused."""
+    from ltn_sudoku.logic.checkpoint import CheckpointError
+
+    train_visual(config(tmp_path / "whole"))
+    train_visual(config(tmp_path / "first", "train.epochs=1"))
+    train_visual(config(tmp_path / "second", f"train.resume={tmp_path / 'first' / 'last.pt'}"))
+    whole = load_checkpoint(tmp_path / "whole" / "last.pt")
+    resumed = load_checkpoint(tmp_path / "second" / "last.pt")
+    assert resumed["extra"]["epoch"] == whole["extra"]["epoch"] == 1
+    assert resumed["extra"]["boards_seen"] == whole["extra"]["boards_seen"] == 16
+    assert all(torch.equal(whole["state_dict"][k], resumed["state_dict"][k]) for k in whole["state_dict"])
+    assert (tmp_path / "second" / "best.pt").is_file() and (tmp_path / "second" / "metrics.json").is_file()
+    with pytest.raises(CheckpointError, match="resume from last.pt"):
+        train_visual(config(tmp_path / "third", f"train.resume={tmp_path / 'first' / 'best.pt'}"))

@@ -264,6 +264,7 @@ class VisualTrainConfig:
     batch_size: int = at_least(1)
     lr: float = positive()
     patience: int = at_least(0)
+    resume: Optional[str] = existing_file()  # a visual run's last.pt: go on from its next epoch
     rules_weight: float = non_negative()
     labels_teach_reader: bool = MISSING
     shift: int = at_least(0)

@@ -5,8 +5,10 @@ digit label, and model selection uses the validation boards' labels, not their d
 the labelled axioms ∀b:valid(b) isCorrect(b), ∀b:¬valid(b) ¬isCorrect(b) and, with weight `train.rules_weight`,
 of the rule axioms themselves on the valid boards (the knowledge base says a valid board satisfies them all; this is
 the same fact as the first labelled axiom, without the calibration in between; see
-ltn_sudoku/logic/visual/objective.py for which part teaches the reader). A run writes last.pt / best.pt (weights + resolved config + epoch, through
-ltn_sudoku.logic.checkpoint), TensorBoard events under tb/, and metrics.json with the held-out test figures.
+ltn_sudoku/logic/visual/objective.py for which part teaches the reader). A run writes last.pt (weights, resolved config, epoch and
+the training state: `train.resume=.../last.pt` goes on from there as an uninterrupted run would) / best.pt (weights,
+config, epoch, through ltn_sudoku.logic.checkpoint), TensorBoard events under tb/, and metrics.json with the
+held-out test figures.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,7 +28,7 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from ltn_sudoku.io import atomic_write_text
-from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
+from ltn_sudoku.logic.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.device import device_of, to_numpy
 from ltn_sudoku.logic.operators import Operators, build_operators
 from ltn_sudoku.logic.runtime import configure_torch, run_directory
@@ -114,11 +117,14 @@ def map_decoding_accuracy(model: VisualLtn, val: BoardImages, t: DictConfig, epo
 
 
 def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, cfg: DictConfig,
-        writer: SummaryWriter | None, on_epoch: Callable[[int, bool, dict[str, float]], None] | None = None
-        ) -> dict[str, float]:
+        writer: SummaryWriter | None,
+        on_epoch: Callable[[int, bool, dict[str, float], dict[str, Any]], None] | None = None,
+        resumed: dict[str, Any] | None = None) -> dict[str, float]:
     """Train on board images and board labels only; returns the best epoch's validation figures.
 
-    `on_epoch(epoch, improved, metrics)` is called after each epoch (checkpointing); it never sees digits."""
+    `on_epoch(epoch, improved, metrics, state)` is called after each epoch (checkpointing; `state` is what a resumed
+    run needs: optimizer, the seeded generator's state, best, stale, boards seen, CPU seconds); it never sees digits.
+    `resumed`: such a state and its epoch (a last.pt's extra), to go on from the next epoch as an uninterrupted run."""
     t = cfg.train
     device = torch.device(str(cfg.get("device_resolved", "cpu")))
     images, valid = torch.from_numpy(train.images).to(device), torch.from_numpy(train.valid).to(device)
@@ -127,8 +133,15 @@ def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, 
     generator = torch.Generator().manual_seed(int(cfg.seed))
     monitor = str(t.get("monitor", VISUAL_MONITORS[0]))
     best: dict[str, float] = {monitor: -math.inf}
-    stale, seen, elapsed = 0, 0, 0.0
-    for epoch in range(int(t.epochs)):
+    stale, seen, elapsed, start_epoch = 0, 0, 0.0, 0
+    if resumed is not None:
+        optimizer.load_state_dict(resumed["optimizer"])
+        generator.set_state(resumed["generator"])
+        best, stale, seen = dict(resumed["best"]), int(resumed["stale"]), int(resumed["boards_seen"])
+        elapsed, start_epoch = float(resumed["train_seconds"]), int(resumed["epoch"]) + 1
+        if stale > int(t.patience):
+            return best
+    for epoch in range(start_epoch, int(t.epochs)):
         started = time.process_time()
         model.train()
         abduced = abduction(model, train, t, epoch)
@@ -169,7 +182,9 @@ def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, 
         improved = metrics[monitor] >= best[monitor]  # a tie: the later, longer trained
         best, stale = (metrics, 0) if improved else (best, stale + 1)
         if on_epoch is not None:
-            on_epoch(epoch, improved, metrics)
+            on_epoch(epoch, improved, metrics, {"optimizer": optimizer.state_dict(), "generator": generator.get_state(),
+                                                "best": best, "stale": stale, "boards_seen": seen,
+                                                "train_seconds": elapsed})
         if stale > int(t.patience):
             break
     return best
@@ -216,19 +231,21 @@ def train_visual(cfg: DictConfig, data: VisualData | None = None) -> dict[str, f
     model = VisualLtn(model_config).to(cfg.device_resolved)
     ops = build_operators(cfg.logic)
     resolved = OmegaConf.to_container(cfg, resolve=True)
-    writer = SummaryWriter(str(run_dir / "tb"))
+    resumed = resume(cfg, model, run_dir)
+    writer = SummaryWriter(str(run_dir / "tb"), purge_step=None if resumed is None else int(resumed["boards_seen"]))
     wall = time.perf_counter()
 
-    def checkpoint(epoch: int, improved: bool, metrics: dict[str, float]) -> None:
+    def checkpoint(epoch: int, improved: bool, metrics: dict[str, float], state: dict[str, Any]) -> None:
         extra = {"epoch": epoch, "metrics": metrics}
-        save_checkpoint(run_dir / "last.pt", n, resolved, model.state_dict(), extra)  # type: ignore[arg-type]
+        save_checkpoint(run_dir / "last.pt", n, resolved, model.state_dict(),  # type: ignore[arg-type]
+                        {**extra, **state})
         if improved:
             save_checkpoint(run_dir / "best.pt", n, resolved, model.state_dict(), extra)  # type: ignore[arg-type]
         decoded = metrics.get(VISUAL_MONITORS[1])
         LOG.info("epoch %d: val board accuracy %.4f%s%s", epoch + 1, metrics["val/board_accuracy"],
                  "" if decoded is None else f", with MAP decoding {decoded:.4f}", " (best)" if improved else "")
 
-    best = fit(model, ops, data.train.boards, data.val.boards, cfg, writer, checkpoint)
+    best = fit(model, ops, data.train.boards, data.val.boards, cfg, writer, checkpoint, resumed)
     payload = load_checkpoint(run_dir / "best.pt", n)
     model.load_state_dict(payload["state_dict"])
     names = name_digits(model, data)
@@ -243,6 +260,23 @@ def train_visual(cfg: DictConfig, data: VisualData | None = None) -> dict[str, f
     LOG.info("test: isCorrect board accuracy %.4f, digit accuracy %.4f", metrics["test/board_accuracy"],
              metrics["test/digit_accuracy"])
     return metrics
+
+
+def resume(cfg: DictConfig, model: VisualLtn, run_dir: Path) -> dict[str, Any] | None:
+    """With train.resume=PATH (a last.pt): its weights into `model`, its best.pt copied into this run's folder (the
+    best epoch so far), and its training state for `fit`; None without."""
+    path = cfg.train.get("resume")
+    if not path:
+        return None
+    payload = load_checkpoint(path, model.n)
+    model.load_state_dict(payload["state_dict"])
+    if "optimizer" not in payload["extra"]:
+        raise CheckpointError(f"{path}: no training state to resume from (a best.pt? resume from last.pt)")
+    best = Path(str(path)).with_name("best.pt")
+    if best.resolve() != (run_dir / "best.pt").resolve():
+        previous = load_checkpoint(best, model.n)
+        save_checkpoint(run_dir / "best.pt", model.n, previous["config"], previous["state_dict"], previous["extra"])
+    return payload["extra"]
 
 
 def _flat(resolved: Any) -> dict[str, Any]:
