@@ -160,8 +160,8 @@ def plot(summary: pd.DataFrame, path: Path) -> None:
     figure, axes = new_axes((max(8.0, 1.2 * len(sets) * len(orders) / 4), 5.5))
     width = 0.8 / len(orders)
     for k, order in enumerate(orders):
-        heights = [float(summary[(summary.set == s) & (summary.order == order)]["wrong_guesses mean"].iloc[0])
-                   for s in sets]
+        cells = [summary[(summary.set == s) & (summary.order == order)]["wrong_guesses mean"] for s in sets]
+        heights = [float(c.iloc[0]) if len(c) else float("nan") for c in cells]  # an order some set lacks: no bar
         axes.bar(np.arange(len(sets)) + k * width, np.maximum(heights, 0.01), width, label=order)
     axes.set_xticks(np.arange(len(sets)) + 0.4 - width / 2, sets)
     axes.set_yscale("log")
