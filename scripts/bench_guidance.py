@@ -34,7 +34,7 @@ from tqdm import tqdm
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ltn_sudoku.board import Board  # noqa: E402
-from ltn_sudoku.branching.model_order import ModelOrder  # noqa: E402
+from ltn_sudoku.logic.model_order import ModelOrder  # noqa: E402
 from ltn_sudoku.branching.orders import Oracle, ValueOrder, hand_made_orders  # noqa: E402
 from ltn_sudoku.branching.phases import cadical_effort  # noqa: E402
 from ltn_sudoku.branching.solver import solve  # noqa: E402

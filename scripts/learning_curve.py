@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ltn_sudoku.board import Board  # noqa: E402
-from ltn_sudoku.branching.model_order import ModelOrder  # noqa: E402
+from ltn_sudoku.logic.model_order import ModelOrder  # noqa: E402
 from ltn_sudoku.branching.orders import Ascending  # noqa: E402
 from ltn_sudoku.branching.solver import solve  # noqa: E402
 from ltn_sudoku.generate import generate  # noqa: E402
