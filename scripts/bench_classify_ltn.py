@@ -5,6 +5,7 @@ within TOLERANCE: float32 rounding differs between a batch of one and larger bat
 it; the script prints that floor, one board answered alone against the same board twice in one batch).
 
     .venv/bin/python scripts/bench_classify_ltn.py [--boards 400] [--dead-end-boards 6] [--no-command | --command-only]
+    .venv/bin/python scripts/bench_classify_ltn.py --complete-only [--complete-sizes kaggle_3m_test=100,top1465=50]
 
 Parts: the symbolic default answers (Q1/Q2 with every move's exact dead-end flag, and Q3: techniques and the solving
 path), classify() per board; the LTN answers (isCorrect / hasSolution, hasValue after refinement, move confidences,
@@ -12,6 +13,13 @@ recommendsHeuristic) without the per-move dead-end probabilities, board by board
 torch's default thread count; the per-move LTN dead-end probabilities (--ltn-dead-ends) on a few boards; and the whole
 `python -m ltn_sudoku classify FILE --json` command on the same boards (CPU time of the child process, start-up
 included). Peak memory is the process's maximum resident set size.
+
+The complete-solver section (--ltn-complete; alone with --complete-only): per set (held-out 3M Kaggle rows of the
+test split and a seeded sample of top1465, drawn as scripts/bench_guidance.py draws them) and checkpoint, CPU ms per
+board of the LTN section without the complete solver (the baseline), with it to the first solution (limit 1) and
+with the uniqueness proof (limit 2), as ratios; the solver's mean wrong guesses, nodes and model calls beside the
+ascending and fewest-places orders' on the same boards (the same solver without a model); every answer checked
+against the exact solver's solution.
 """
 
 from __future__ import annotations
@@ -27,18 +35,27 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+import numpy as np
 import torch
 
-from ltn_sudoku.board import Board
-from ltn_sudoku.engine import Engine
-from ltn_sudoku.io.kaggle import read_kaggle
-from ltn_sudoku.logic.predict import LtnAnswers
-from ltn_sudoku.paths import DATA_DIR, REPO_ROOT
-from ltn_sudoku.questions import classify
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this tree's ltn_sudoku, whatever is installed
+
+from ltn_sudoku.board import Board  # noqa: E402
+from ltn_sudoku.branching.orders import Ascending, FewestPlaces  # noqa: E402
+from ltn_sudoku.branching.solver import solve  # noqa: E402
+from ltn_sudoku.engine import Engine  # noqa: E402
+from ltn_sudoku.exact import solve as exact_solve  # noqa: E402
+from ltn_sudoku.io.kaggle import read_kaggle  # noqa: E402
+from ltn_sudoku.logic.predict import LtnAnswers  # noqa: E402
+from ltn_sudoku.paths import DATA_DIR, REPO_ROOT  # noqa: E402
+from ltn_sudoku.questions import classify  # noqa: E402
 
 SAMPLE = DATA_DIR / "kaggle"
 TOLERANCE = 1e-4
 DEFAULT_THREADS_BOARDS = 64  # torch's default thread count is measured on fewer boards: it is slow on a busy machine
+COMPLETE_SIZES = "kaggle_3m_test=100,top1465=50"
+COMPLETE_CHECKPOINTS = "checkpoints/9x9.pt,checkpoints/9x9_message_passing.pt"
+COMPLETE_SEED = 2026
 
 
 def real_boards(count: int) -> list[Board]:
@@ -97,13 +114,76 @@ def command_ms_per_board(boards: Sequence[Board]) -> float:
     return cpu * 1000 / len(boards)
 
 
+COMPLETE_HEADER = ("order", "section ms", "/ base", "solver ms", "wrong 1st", "wrong all", "nodes 1st", "nodes all",
+                   "calls")
+
+
+def complete_row(label: str, section: tuple[float, float] | None, results: Sequence[dict[str, Any]]) -> str:
+    """One printed row: the LTN section's CPU ms per board and its ratio to the baseline (none for a hand-made order),
+    then the solver's own CPU ms, wrong guesses and nodes (to the first solution and in all) and order calls, means."""
+    def mean(key: str) -> float:
+        return float(np.mean([r[key] for r in results]))
+
+    cost = ("-", "-") if section is None else (f"{section[0]:.1f}", f"{section[0] / section[1]:.1f}x")
+    cells = (label, *cost, f"{mean('cpu_seconds') * 1000:.1f}", f"{mean('first_solution_wrong_guesses'):.2f}",
+             f"{mean('wrong_guesses'):.2f}", f"{mean('first_solution_nodes'):.1f}", f"{mean('nodes'):.1f}",
+             f"{mean('order_calls'):.1f}")
+    return f"  {cells[0]:<44}" + "".join(f"{c:>11}" for c in cells[1:])
+
+
+def complete_solver_section(sizes: str, checkpoints: str) -> None:
+    """CPU per board of the LTN section with and without the complete solver, per set and checkpoint; the learned
+    order's wrong guesses beside two hand-made orders' on the same boards; answers checked against the exact solver."""
+    from bench_guidance import parse_sizes, puzzles  # scripts/ is this script's folder: the sets drawn the same way
+
+    counts = parse_sizes(sizes)
+    for name in dict.fromkeys(item.partition("=")[0] for item in sizes.split(",") if item):  # the order given
+        boards = puzzles(name, counts[name], COMPLETE_SEED)
+        truth = [exact_solve(b).to_line() for b in boards]
+        print(f"{name}: {len(boards)} puzzles (seed {COMPLETE_SEED}); CPU ms per board; means per board; 1st = to "
+              "the first solution (= limit 1), all = the whole search to the limit")
+        print(f"  {COMPLETE_HEADER[0]:<44}" + "".join(f"{c:>11}" for c in COMPLETE_HEADER[1:]))
+        for order in (Ascending(), FewestPlaces()):
+            for limit in (1, 2):
+                results = [solve(b, order, limit=limit) for b in boards]
+                if [r.solutions[0].to_line() for r in results] != truth or any(len(r.solutions) != 1 for r in results):
+                    raise SystemExit(f"the {order.name} order's answers on {name} differ from the exact solver's")
+                print(complete_row(f"{order.name}, limit {limit} (no model)", None, [r.as_dict() for r in results]))
+        for checkpoint in filter(None, checkpoints.split(",")):
+            path = REPO_ROOT / checkpoint
+            plain = LtnAnswers(path)
+            plain.sections(boards[:2])  # load the checkpoint, warm the kernels
+            base = cpu_ms_per_board(lambda: plain.sections(boards), len(boards))
+            print(f"  {path.stem + ': LTN section (baseline)':<44}{base:>11.1f}")
+            for limit in (1, 2):
+                solver = LtnAnswers(path, complete=limit)
+                solver.sections(boards[:1])
+                answers: list[dict[str, Any]] = []
+                ms = cpu_ms_per_board(lambda: answers.extend(s.answer["complete_solver"]
+                                                             for s in solver.sections(boards)), len(boards))
+                if [a["solutions"] for a in answers] != [[t] for t in truth]:
+                    raise SystemExit(f"the complete solver's answers on {name} differ from the exact solver's")
+                print(complete_row(f"  + --ltn-complete {limit}", (ms, base), answers))
+        print("  answers: every solver's solution is the exact solver's; limit 2 proved each unique")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boards", type=int, default=400, help="real rows, equal shares of each set (default 400)")
     parser.add_argument("--dead-end-boards", type=int, default=6, help="boards for the per-move LTN dead ends")
     parser.add_argument("--no-command", action="store_true", help="skip timing the whole CLI command")
     parser.add_argument("--command-only", action="store_true", help="time only the whole CLI command")
+    parser.add_argument("--complete-only", action="store_true", help="run only the complete-solver section")
+    parser.add_argument("--complete-sizes", default=COMPLETE_SIZES, metavar="SET=N,...",
+                        help=f"sets and puzzles of the complete-solver section (default {COMPLETE_SIZES})")
+    parser.add_argument("--complete-checkpoints", default=COMPLETE_CHECKPOINTS, metavar="PT,...",
+                        help=f"checkpoints of the complete-solver section (default {COMPLETE_CHECKPOINTS})")
     args = parser.parse_args(argv)
+    if args.complete_only:
+        complete_solver_section(args.complete_sizes, args.complete_checkpoints)
+        print(f"peak memory (max RSS of this process): "
+              f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+        return 0
     boards = real_boards(args.boards)
     count = len(boards)
     print(f"{count} real 9x9 rows of {SAMPLE.relative_to(REPO_ROOT)} (equal shares of 1M, 3M, 9M); "
@@ -154,6 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"against themselves twice in one batch: {floor:.1e})")
     if worst > TOLERANCE or not decisions:
         raise SystemExit("batched LTN answers differ from the board-by-board ones")
+    complete_solver_section(args.complete_sizes, args.complete_checkpoints)
     if not args.no_command:
         print(f"  whole command `python -m ltn_sudoku classify FILE --json` (child process, start-up included): "
               f"{command_ms_per_board(boards):.1f}")

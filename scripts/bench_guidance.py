@@ -34,7 +34,7 @@ from tqdm import tqdm
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ltn_sudoku.board import Board  # noqa: E402
-from ltn_sudoku.branching.model_order import ModelOrder  # noqa: E402
+from ltn_sudoku.logic.model_order import ModelOrder  # noqa: E402
 from ltn_sudoku.branching.orders import Oracle, ValueOrder, hand_made_orders  # noqa: E402
 from ltn_sudoku.branching.phases import cadical_effort  # noqa: E402
 from ltn_sudoku.branching.solver import solve  # noqa: E402
@@ -82,11 +82,30 @@ def parse_sizes(text: str) -> dict[str, int]:
     return sizes
 
 
+def model_name(path: Path) -> str:
+    """The order's name: the checkpoint's stem, or for a run's best.pt / last.pt its run folders (two runs' best.pt
+    must not share a name)."""
+    if path.stem in ("best", "last"):
+        return f"hasValue {path.parent.parent.name}/{path.parent.name}"
+    return f"hasValue {path.stem}"
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """`I/N` -> (I, N): this process runs the puzzles whose index in the set's sample is I modulo N."""
+    index, _, count = text.partition("/")
+    if not (index.isdigit() and count.isdigit()) or not 0 <= int(index) < int(count):
+        raise SystemExit(f"bench_guidance: --shard {text!r}: expected I/N with 0 <= I < N")
+    return int(index), int(count)
+
+
 def rows_of_set(name: str, boards: list[Board], orders: list[ValueOrder], models: list[ModelOrder],
-                bar: tqdm) -> Iterator[dict[str, object]]:
-    """One row per (puzzle, order) and per (puzzle, CaDiCaL phases)."""
-    counts, solutions = solve_batch(np.array([b.values for b in boards]), 2)
-    for index, (board, count, solution) in enumerate(zip(boards, counts, solutions)):
+                bar: tqdm, shard: tuple[int, int] = (0, 1)) -> Iterator[dict[str, object]]:
+    """One row per (puzzle, order) and per (puzzle, CaDiCaL phases), for the puzzles of this shard (rows keep the
+    puzzle's index in the whole sample, so shards merge with --from-rows)."""
+    indices = [i for i in range(len(boards)) if i % shard[1] == shard[0]]
+    counts, solutions = solve_batch(np.array([boards[i].values for i in indices]).reshape(len(indices), -1), 2)
+    for index, count, solution in zip(indices, counts, solutions):
+        board = boards[index]
         if count != 1:
             raise SystemExit(f"bench_guidance: {name} puzzle {index} has {count} solutions (expected 1)")
         for order in orders:
@@ -141,8 +160,8 @@ def plot(summary: pd.DataFrame, path: Path) -> None:
     figure, axes = new_axes((max(8.0, 1.2 * len(sets) * len(orders) / 4), 5.5))
     width = 0.8 / len(orders)
     for k, order in enumerate(orders):
-        heights = [float(summary[(summary.set == s) & (summary.order == order)]["wrong_guesses mean"].iloc[0])
-                   for s in sets]
+        cells = [summary[(summary.set == s) & (summary.order == order)]["wrong_guesses mean"] for s in sets]
+        heights = [float(c.iloc[0]) if len(c) else float("nan") for c in cells]  # an order some set lacks: no bar
         axes.bar(np.arange(len(sets)) + k * width, np.maximum(heights, 0.01), width, label=order)
     axes.set_xticks(np.arange(len(sets)) + 0.4 - width / 2, sets)
     axes.set_yscale("log")
@@ -164,15 +183,19 @@ def main() -> None:
     parser.add_argument("--random-seeds", default="0,1,2", help="seeds of the random order, comma-separated")
     parser.add_argument("--seed", type=int, default=2026, help="sampling seed of the public sets")
     parser.add_argument("--out-dir", default="outputs/bench_guidance", help="where the CSV, JSON and plot go")
+    parser.add_argument("--shard", default="0/1", help="I/N: run only the puzzles whose index in each set's sample is "
+                        "I modulo N (parallel processes; merge their rows.csv with --from-rows)")
     parser.add_argument("--from-rows", type=Path, nargs="+", metavar="ROWS_CSV",
-                        help="only summarise earlier runs' rows.csv files (of a cut run: its finished puzzles)")
+                        help="only summarise earlier runs' rows.csv files: shards and runs with other orders merge "
+                        "(a row repeated across files counts once); puzzles that some order lacks are dropped")
     args = parser.parse_args()
     if args.from_rows is not None:
         missing = [str(p) for p in args.from_rows if not p.is_file()]
         if missing:
             print(f"bench_guidance: no such rows file: {', '.join(missing)}", file=sys.stderr)
             raise SystemExit(2)
-        frame = pd.concat([complete_puzzles(pd.read_csv(p)) for p in args.from_rows], ignore_index=True)
+        frame = pd.concat([pd.read_csv(p) for p in args.from_rows], ignore_index=True)
+        frame = complete_puzzles(frame.drop_duplicates(["set", "puzzle", "kind", "order"]))
         report(frame, {"command": " ".join(sys.argv)}, Path(args.out_dir))
         return
     sets = [s for s in args.sets.split(",") if s]
@@ -182,11 +205,12 @@ def main() -> None:
               f"{', '.join(SETS)}" if unknown or not sets else "bench_guidance: --limit must be >= 0", file=sys.stderr)
         raise SystemExit(2)
     sizes = parse_sizes(args.sizes)
+    shard = parse_shard(args.shard)
     if args.limit:
         sizes = {k: min(v, args.limit) for k, v in sizes.items()}
     try:
         seeds = tuple(int(s) for s in args.random_seeds.split(",") if s)
-        models = [ModelOrder.load(p) for p in args.checkpoints.split(",") if p]
+        models = [ModelOrder.load(p, model_name(Path(p))) for p in args.checkpoints.split(",") if p]
     except ValueError as e:
         print(f"bench_guidance: {e}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -198,17 +222,18 @@ def main() -> None:
     rows_path = out_dir / "rows.csv"
     rows: list[dict[str, object]] = []
     columns = ["set", "puzzle", "kind", "order", "correct", *STATS, "conflicts", "decisions"]
-    with rows_path.open("w", newline="") as handle, tqdm(total=sum(map(len, boards.values())), unit="puzzle",
+    total = sum(len(range(shard[0], len(group), shard[1])) for group in boards.values())
+    with rows_path.open("w", newline="") as handle, tqdm(total=total, unit="puzzle",
                                                          file=sys.stderr, dynamic_ncols=True) as bar:
         writer = csv.DictWriter(handle, columns)
         writer.writeheader()
         for name in sets:
             bar.set_description(name)
-            for row in rows_of_set(name, boards[name], orders, models, bar):
+            for row in rows_of_set(name, boards[name], orders, models, bar, shard):
                 writer.writerow(row)
+                handle.flush()  # a run stopped by a signal (a time limit) keeps every finished row
                 rows.append(row)
-            handle.flush()
-    info = {"command": " ".join(sys.argv), "sizes": {s: len(boards[s]) for s in sets},
+    info = {"command": " ".join(sys.argv), "sizes": {s: len(boards[s]) for s in sets}, "shard": args.shard,
             "models": [m.inputs() for m in models], "cpu_s": time.process_time() - started,
             "wall_s": time.perf_counter() - wall_started}
     report(pd.DataFrame(rows), info, out_dir)

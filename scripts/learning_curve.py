@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import platform
 import subprocess
 import sys
 import time
@@ -30,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ltn_sudoku.board import Board  # noqa: E402
-from ltn_sudoku.branching.model_order import ModelOrder  # noqa: E402
+from ltn_sudoku.logic.model_order import ModelOrder  # noqa: E402
 from ltn_sudoku.branching.orders import Ascending  # noqa: E402
 from ltn_sudoku.branching.solver import solve  # noqa: E402
 from ltn_sudoku.generate import generate  # noqa: E402
@@ -70,6 +72,15 @@ def train_command(model: str, logic: str, variant: str, boards: int, device: str
             f"data.train.solvable={solvable}", f"data.train.impossible={boards - solvable}", "train.epochs=1",
             "train.lr_schedule=cosine", "train.progress=false", f"device={device}", f"seed={seed}",
             f"run_dir={run_dir}", *VARIANTS[variant], *extra]
+
+
+def device_name(device: str) -> str:
+    """The machine a point trained on, for the curve's compute axis (a GPU's model name, or the CPU)."""
+    import torch
+
+    if device != "cpu" and torch.cuda.is_available():
+        return torch.cuda.get_device_name(0)
+    return f"cpu ({platform.processor() or platform.machine()}, {os.cpu_count()} cores)"
 
 
 def plot(curve: pd.DataFrame, sets: list[str], path: Path) -> None:
@@ -112,6 +123,8 @@ def main() -> None:
     parser.add_argument("--eval-puzzles", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out-dir", type=Path, default=Path("outputs/learning_curve"))
+    parser.add_argument("--report", action="store_true", help="train nothing: only the table and plot of the points "
+                        "recorded in --out-dir (e.g. after parallel runs, one per variant)")
     parser.add_argument("overrides", nargs="*", help="more trainer overrides for every point (key=value)")
     args = parser.parse_args()
     variants = [v for v in args.variants.split(",") if v]
@@ -123,7 +136,7 @@ def main() -> None:
     points = [args.min_boards * 2 ** i for i in range(64) if args.min_boards * 2 ** i <= args.max_boards]
     deadline = time.monotonic() + 60 * args.budget_minutes if args.budget_minutes else None
     boards: dict[str, list[Board]] | None = None
-    for boards_count in points:
+    for boards_count in points if not args.report else []:
         for variant in variants:
             run_dir = args.out_dir / variant / f"b{boards_count}"
             if (run_dir / "point.json").is_file():
@@ -138,6 +151,7 @@ def main() -> None:
             atomic_write_text(run_dir / "command.json", json.dumps({"command": command[1:], "variant": variant,
                                                                     "boards": boards_count}, indent=1) + "\n")
             print(f"learning_curve: {variant} at {boards_count} boards", file=sys.stderr, flush=True)
+            started = time.perf_counter()
             try:
                 done = subprocess.run(command, timeout=left)
             except subprocess.TimeoutExpired:
@@ -151,6 +165,7 @@ def main() -> None:
             if boards is None:
                 boards = eval_boards(sets, args.eval_puzzles, ModelOrder.load(checkpoint).n)
             point = {"variant": variant, "boards": boards_count, "checkpoint": str(checkpoint),
+                     "train_wall_s": time.perf_counter() - started, "device": device_name(args.device),
                      **measure(checkpoint, boards)}
             atomic_write_text(run_dir / "point.json", json.dumps(point, indent=1) + "\n")
     rows = [json.loads(p.read_text()) for p in sorted(args.out_dir.glob("*/b*/point.json"))]

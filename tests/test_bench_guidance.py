@@ -35,3 +35,31 @@ def test_bench_guidance_rejects_unknown_sets() -> None:
     done = subprocess.run([sys.executable, str(ROOT / "scripts/bench_guidance.py"), "--sets", "nope"], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "unknown set nope" in done.stderr
+
+
+def test_bench_guidance_shards_merge_to_the_whole_run(tmp_path: Path) -> None:
+    """Two shards (with different orders) merged by --from-rows: each puzzle once, under its index in the whole
+    sample, with the same wrong guesses as an unsharded run; a puzzle an order lacks is dropped."""
+    def run(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, str(ROOT / "scripts/bench_guidance.py"), "--sets", "top1465",
+                               "--limit", "3", "--checkpoints", "", "--random-seeds", "", *extra], cwd=ROOT,
+                              capture_output=True, text=True, timeout=300)
+
+    for shard in ("0/2", "1/2"):
+        assert run("--shard", shard, "--out-dir", str(tmp_path / shard[0])).returncode == 0
+    assert run("--out-dir", str(tmp_path / "whole")).returncode == 0
+    halves = [pd.read_csv(tmp_path / k / "rows.csv") for k in "01"]
+    assert sorted(halves[0].puzzle.unique()) == [0, 2] and sorted(halves[1].puzzle.unique()) == [1]
+    merged = run("--from-rows", str(tmp_path / "0/rows.csv"), str(tmp_path / "1/rows.csv"), str(tmp_path / "0/rows.csv"),
+                 "--out-dir", str(tmp_path / "merged"))
+    assert merged.returncode == 0, merged.stderr[-2000:]
+    columns = ["puzzle", "order", "wrong_guesses", "nodes"]
+    whole = pd.read_csv(tmp_path / "whole/rows.csv").query("kind == 'solver'")[columns]
+    joined = pd.concat(halves).query("kind == 'solver'")[columns]
+    assert joined.sort_values(columns).to_numpy().tolist() == whole.sort_values(columns).to_numpy().tolist()
+    assert (pd.read_csv(tmp_path / "merged/solver.csv").puzzles == 3).all()
+    shard_only = halves[0][halves[0].order != "ascending"]  # puzzle rows of an order missing from one file
+    shard_only.to_csv(tmp_path / "partial.csv", index=False)
+    partial = run("--from-rows", str(tmp_path / "partial.csv"), str(tmp_path / "1/rows.csv"),
+                  "--out-dir", str(tmp_path / "partial"))
+    assert partial.returncode == 0 and (pd.read_csv(tmp_path / "partial/solver.csv").puzzles == 1).all()

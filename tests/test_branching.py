@@ -163,3 +163,20 @@ def test_max_nodes_cuts_the_search() -> None:
     board = read_boards(shared_file("9x9/forum_hardest_1905_se11.txt"))[0]
     result = solve(board, Ascending(), max_nodes=3)
     assert not result.complete and result.nodes == 3 and result.verdict in ("cut", "solved")
+
+
+def test_the_first_solution_counts_are_those_of_limit_one() -> None:
+    """With a higher limit the search goes on after the first solution; the counts at that solution stay those of a
+    search that stops there (what the order buys), and the refutations after it are counted only in the totals."""
+    boards = read_boards(shared_file("9x9/hardest11.txt"))[:3] + [r.board for r in generate(
+        9, "open_solvable", 2, 5, kind="multiple", unique=False)]
+    for board in boards:
+        first, longer = solve(board, Ascending(), limit=1), solve(board, Ascending(), limit=3)
+        assert (first.first_solution_nodes, first.first_solution_wrong_guesses) == (first.nodes, first.wrong_guesses)
+        assert (longer.first_solution_nodes, longer.first_solution_wrong_guesses) == (first.nodes,
+                                                                                        first.wrong_guesses)
+        assert longer.nodes >= first.nodes and longer.wrong_guesses >= first.wrong_guesses
+    unique = solve(boards[0], Ascending(), limit=2)
+    assert unique.verdict == "solved" and unique.nodes > unique.first_solution_nodes  # uniqueness had to be proved
+    refuted = solve(Board([1, 1] + [0] * 14, 4), Ascending(), limit=2)
+    assert refuted.verdict == "none" and refuted.first_solution_nodes is None

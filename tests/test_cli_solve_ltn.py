@@ -50,3 +50,31 @@ def test_classify_board_reports_the_search_beside_has_solution(capsys: pytest.Ca
     header, row = out.read_text().splitlines()[:2]
     assert "ltn.search.verdict" in header.split(",") and ",solved," in row
     assert classify_board_main(["--board", SEED_9, "--ltn-search", "-1"]) == 2
+
+
+def test_classify_board_reports_the_complete_solver(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """--ltn-complete LIMIT: the complete solver's answer in the JSON, the CSV (fixed columns) and the text report;
+    bad limits and --no-ltn exit 2; without the flag the JSON has no such key."""
+    from ltn_sudoku.cli import classify_board_main
+    from ltn_sudoku.cli.results import COMPLETE_COLUMNS
+
+    several = "1...........4..."
+    src = tmp_path / "boards.txt"
+    src.write_text(f"{SEED_9}\n")
+    assert classify_board_main([str(src), "--no-heuristics", "--json", "--ltn-complete", "2"]) == 0
+    found = json.loads(capsys.readouterr().out)["ltn"]["complete_solver"]
+    assert found["verdict"] == "solved" and found["limit"] == 2 and found["order_calls"] >= 0
+    assert [parse_board_text(s) for s in found["solutions"]] == [solve(parse_board_text(SEED_9))]
+    out = tmp_path / "r.csv"
+    assert classify_board_main(["--board", several, "--no-heuristics", "--ltn-complete", "3", "--out", str(out)]) == 0
+    header, row = out.read_text().splitlines()[:2]
+    cells = dict(zip(header.split(","), row.split(",")))
+    assert header.split(",")[-len(COMPLETE_COLUMNS):] == list(COMPLETE_COLUMNS)
+    assert (cells["ltn.complete_solver.verdict"], cells["ltn.complete_solver.solutions"]) == ("multiple", "3")
+    assert classify_board_main(["--board", several, "--no-heuristics", "--ltn-complete", "3"]) == 0
+    assert "complete LTN-guided solver: at least 3 solutions (the limit)" in capsys.readouterr().out
+    assert classify_board_main(["--board", SEED_9, "--no-heuristics", "--json"]) == 0
+    assert "complete_solver" not in json.loads(capsys.readouterr().out)["ltn"]
+    assert classify_board_main(["--board", SEED_9, "--ltn-complete", "-1"]) == 2
+    assert classify_board_main(["--board", SEED_9, "--no-ltn", "--ltn-complete", "2"]) == 2
+    assert "--no-ltn" in capsys.readouterr().err

@@ -28,8 +28,17 @@ def test_learning_curve_point_is_recorded_and_resumed(tmp_path: Path) -> None:
     command = json.loads((tmp_path / "rules_only/b20/command.json").read_text())
     assert "data.train.solvable=16" in command["command"] and "device=cpu" in command["command"]
     assert 0 <= point["generated solved"] <= 1 and point["generated wrong guesses ascending"] >= 0
-    assert point["boards_seen"] > 0
+    assert point["boards_seen"] > 0 and point["train_wall_s"] > 0 and point["device"].startswith("cpu")
     curve = pd.read_csv(tmp_path / "curve.csv")
     assert list(curve.boards) == [20] and (tmp_path / "curve.png").stat().st_size > 0
     again = run(tmp_path)  # resumes: the point exists, nothing is trained
     assert again.returncode == 0 and "at 20 boards" not in again.stderr
+
+
+def test_learning_curve_report_trains_nothing(tmp_path: Path) -> None:
+    assert run(tmp_path).returncode == 0
+    report = subprocess.run([sys.executable, str(ROOT / "scripts/learning_curve.py"), "--report", "--min-boards", "20", "--max-boards",
+                             "40", "--eval-sets", "generated", "--out-dir", str(tmp_path)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300)
+    assert report.returncode == 0 and "at 40 boards" not in report.stderr and not (tmp_path / "rules_only/b40").exists()
+    assert "rules_only" in report.stdout

@@ -91,3 +91,42 @@ def test_dead_ends_are_computed_when_asked_and_said_to_be_missing_otherwise() ->
     without = LtnAnswers().section(boards[2])
     assert "dead-end probabilities not computed" in "\n".join(without.describe())
     assert "predicted dead ends" in "\n".join(LtnSection(batched[2]).describe())
+
+
+@pytest.mark.parametrize("n", [4, 9])
+def test_the_complete_solver_in_the_ltn_section_matches_the_exact_solver(n: int) -> None:
+    """`complete=k`: up to k solutions or a proof of none, the exact solver's answer on every board class (unique,
+    several solutions, impossible by a clash of givens and subtly impossible); closed boards get none; and without
+    the option the key is absent (the default answer unchanged)."""
+    from ltn_sudoku.exact import count_solutions, solutions
+    from ltn_sudoku.io import read_boards
+    from ltn_sudoku.paths import shared_file
+    from tests.test_branching import boards_of_every_class
+
+    boards = boards_of_every_class(n, 3) + [Board([1, 1] + [0] * (n * n - 2), n)]  # + a clash of givens
+    if n == 9:
+        boards += read_boards(shared_file("9x9/hardest11.txt"))[:2] + real_boards(2)
+    for limit in (1, 3):
+        answers = [s.answer for s in LtnAnswers(complete=limit).sections(boards, batch=5)]
+        for board, answer in zip(boards, answers):
+            found = answer["complete_solver"]
+            if board.is_closed:
+                assert found is None
+                continue
+            truth = count_solutions(board, limit)
+            assert len(found["solutions"]) == truth and found["limit"] == limit, board.to_line()
+            assert found["verdict"] == {0: "none", 1: "solved"}.get(truth, "multiple")
+            if truth < limit:  # all of them: the same set
+                assert set(found["solutions"]) == {s.to_line() for s in solutions(board, limit)}
+            for line in found["solutions"]:
+                solved = parse_board_text(line)
+                assert solved.is_valid_solution and all(g in (0, v) for g, v in zip(board.values, solved.values))
+            assert found["order_calls"] <= found["nodes"] and found["wrong_guesses"] < found["nodes"]
+            if truth:
+                assert found["first_solution_nodes"] <= found["nodes"]
+                assert found["first_solution_wrong_guesses"] <= found["wrong_guesses"]
+            else:
+                assert found["first_solution_nodes"] is None
+            assert "complete LTN-guided solver" in "\n".join(LtnSection(answer).describe())
+    plain = LtnAnswers().sections(boards[:2])
+    assert all("complete_solver" not in s.answer for s in plain)

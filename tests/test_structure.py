@@ -40,7 +40,7 @@ def test_the_learned_wing_is_one_layer_of_siblings_named_nowhere_else() -> None:
     layers = contracts["layers"]["layers"]
     learned = set(_modules(layers[_learned_index(layers)]))
     assert ":" in layers[_learned_index(layers)] and learned == {"ltn_sudoku.logic", "ltn_sudoku.train",
-                                                                  "ltn_sudoku.evaluate", "ltn_sudoku.branching"}
+                                                                  "ltn_sudoku.evaluate"}
     assert not learned & set(contracts["symbolic-without-torch"]["source_modules"])
 
 

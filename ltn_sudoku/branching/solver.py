@@ -8,7 +8,9 @@ cell it is surest of), then to the lowest cell index. The cell's possible digits
 (ties: the smaller digit first). The search ends with `limit` solutions or with every branch refuted, so the answer
 is exact: no budget. Counted per puzzle: nodes (states propagated, the root included), wrong guesses (guessed digits
 whose whole subtree held no solution: the backtracks; 0 for the oracle order on a unique puzzle), order calls (one
-per branch node) and CPU seconds of this process (the order's own work included).
+per branch node) and CPU seconds of this process (the order's own work included). With a limit of 2 or more the
+search goes on after the first solution, and every branch it then refutes counts too (on a unique puzzle the whole
+tree is searched, whatever the order): the counts at the first solution, what the order buys, are kept apart.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ class SolveResult:
     wrong_guesses: int = 0
     order_calls: int = 0
     cpu_seconds: float = 0.0
+    first_solution_nodes: int | None = None  # nodes and wrong guesses when the first solution was found: the same
+    first_solution_wrong_guesses: int | None = None  # as with limit 1
 
     @property
     def verdict(self) -> str:
@@ -45,9 +49,12 @@ class SolveResult:
         return "none" if self.complete else "cut"
 
     def as_dict(self) -> dict[str, object]:
-        return {"verdict": self.verdict, "solutions": [b.to_line() for b in self.solutions],
-                "complete": self.complete, "nodes": self.nodes, "wrong_guesses": self.wrong_guesses,
-                "order_calls": self.order_calls, "cpu_seconds": round(self.cpu_seconds, 6)}
+        """JSON-ready (classify-board's `ltn.complete_solver`); "cut" in the verdict says a node cap stopped it."""
+        return {"verdict": self.verdict, "solutions": [b.to_line() for b in self.solutions], "nodes": self.nodes,
+                "wrong_guesses": self.wrong_guesses, "order_calls": self.order_calls,
+                "first_solution_nodes": self.first_solution_nodes,
+                "first_solution_wrong_guesses": self.first_solution_wrong_guesses,
+                "cpu_seconds": round(self.cpu_seconds, 6)}
 
 
 def branch_cell(state: Crisp, scores: np.ndarray) -> int:
@@ -82,6 +89,8 @@ class _Search:
         if state.status == CONTRADICTION:
             return 0
         if state.status == SOLVED:
+            if not r.solutions:
+                r.first_solution_nodes, r.first_solution_wrong_guesses = r.nodes, r.wrong_guesses
             r.solutions.append(Board(state.values.tolist()))
             return 1
         scores = np.asarray(self.order.scores(state.crisp))

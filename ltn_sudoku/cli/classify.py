@@ -85,6 +85,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--ltn-search", type=int, default=0, metavar="NODES",
                    help="also the LTN-guided search's verdict on each open board (solved / refuted / exhausted), "
                         "refining at most NODES boards; reported beside hasSolution, never mixed into it")
+    p.add_argument("--ltn-complete", type=int, default=0, metavar="LIMIT",
+                   help="also the complete LTN-guided solver's answer on each open board: the knowledge base's "
+                        "crisp rules propagate, hasValue orders the digits; it stops at LIMIT solutions (2 tells a "
+                        "unique solution from several) or proves there is none, and reports nodes, wrong guesses "
+                        "and model calls, in all and at the first solution (JSON key ltn.complete_solver; default 0: "
+                        "off)")
     p.add_argument("--visual-checkpoint", type=Path, metavar="PT",
                    help="PATH is a .npz of handwritten cell images (`images`, (n*n, 28, 28) uint8, row-major; "
                         "docs/visual.md): this visual model reads the digits and answers isCorrect, then Q1-Q3 run "
@@ -151,6 +157,7 @@ class Answerer:
     survey: Survey = "tiered"
     ltn_dead_ends: bool = False
     ltn_search: int = 0
+    ltn_complete: int = 0
     device: str = "cpu"
     visual: ReportSection | None = None  # the visual model's answers on a board read from images
     _engine: Engine | None = field(default=None, repr=False)
@@ -169,7 +176,7 @@ class Answerer:
             from ltn_sudoku.logic.predict import LtnAnswers  # torch is imported only when the LTN answers
 
             self._ltn = LtnAnswers(self.checkpoint, dead_ends=self.ltn_dead_ends, search_budget=self.ltn_search,
-                                   device=self.device)
+                                   device=self.device, complete=self.ltn_complete)
         return self._ltn
 
     def reports(self, boards: list[Board]) -> list[Report]:
@@ -267,6 +274,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--jobs {args.jobs}: expected at least 1")
     if args.ltn_search < 0:
         raise UsageError(f"--ltn-search {args.ltn_search}: expected a number of boards, 0 for no search")
+    if args.ltn_complete < 0:
+        raise UsageError(f"--ltn-complete {args.ltn_complete}: expected a number of solutions, 0 for no solver")
+    if args.no_ltn and (args.ltn_search or args.ltn_complete):
+        raise UsageError("--ltn-search and --ltn-complete add to the LTN section, which --no-ltn skips")
     if args.dask is not None and (args.out is None or args.path in (None, "-") or args.visual_checkpoint):
         raise UsageError("--dask answers a board file into --out FILE (not standard input, --board or images)")
     if not args.no_heuristics:
@@ -285,8 +296,10 @@ def run(args: argparse.Namespace) -> int:
                         backend=args.backend, heuristics=heuristics, full=args.full_analysis,
                         techniques=args.techniques, no_uniqueness=args.no_uniqueness, ltn=ltn,
                         survey="complete" if args.full_survey else "tiered",
-                        checkpoint=args.checkpoint, columns=csv_columns(heuristics, ltn, args.ltn_search > 0),
-                        ltn_dead_ends=args.ltn_dead_ends, ltn_search=args.ltn_search, device=args.device,
+                        checkpoint=args.checkpoint,
+                        columns=csv_columns(heuristics, ltn, args.ltn_search > 0, args.ltn_complete > 0),
+                        ltn_dead_ends=args.ltn_dead_ends, ltn_search=args.ltn_search,
+                        ltn_complete=args.ltn_complete, device=args.device,
                         visual=visual)
     gc.freeze()  # the imported modules' objects: the collector need not walk them again for every chunk
     with progress_bar(writing_file=out_kind is not None) as bar:

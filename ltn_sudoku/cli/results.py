@@ -31,12 +31,15 @@ LTN_COLUMNS: tuple[str, ...] = (
 
 SEARCH_COLUMNS: tuple[str, ...] = ("ltn.search.verdict", "ltn.search.solution", "ltn.search.nodes",
                                    "ltn.search.branches", "ltn.search.cpu_seconds")
+COMPLETE_COLUMNS: tuple[str, ...] = tuple(f"ltn.complete_solver.{key}" for key in (
+    "verdict", "limit", "solutions", "nodes", "wrong_guesses", "order_calls", "first_solution_nodes",
+    "first_solution_wrong_guesses", "cpu_seconds"))
 
 
-def csv_columns(heuristics: bool, ltn: bool, search: bool = False) -> list[str]:
+def csv_columns(heuristics: bool, ltn: bool, search: bool = False, complete: bool = False) -> list[str]:
     """The columns of a classify CSV: fixed by the options, so the header can be written before the first answer."""
     return [*BASE_COLUMNS, *(Q3_COLUMNS if heuristics else ()), *(LTN_COLUMNS if ltn else ()),
-            *(SEARCH_COLUMNS if ltn and search else ())]
+            *(SEARCH_COLUMNS if ltn and search else ()), *(COMPLETE_COLUMNS if ltn and complete else ())]
 
 
 def _flatten(value: Mapping[str, object], prefix: str, out: dict[str, object], skip: str = "") -> None:

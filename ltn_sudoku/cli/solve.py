@@ -105,7 +105,7 @@ def run_ltn(args: argparse.Namespace) -> int:
     if args.budget < 1:
         raise UsageError(f"--budget {args.budget}: expected a positive number of boards")
     if args.complete:
-        from ltn_sudoku.branching.model_order import ModelOrder
+        from ltn_sudoku.logic.model_order import ModelOrder
         from ltn_sudoku.branching.solver import solve as solve_complete
     out_kind = out_format(args.out) if args.out is not None else None
     name, records = read_input(args)

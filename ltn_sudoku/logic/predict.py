@@ -13,6 +13,12 @@ refinement, every basic-rule candidate move with its confidence (hasValue) and, 
 probability (1 - hasSolution after the move; all moves of one board in one batch), `dead_ends` saying whether they
 were computed, recommendsHeuristic per technique; and the checkpoint that answered. The model runs on `threads` CPU
 threads (default 1: on classify's small batches more threads spend more CPU time than they save).
+
+`complete=k` > 0 (classify-board --ltn-complete k) adds `complete_solver` to each open board's answer: the complete
+solver of ltn_sudoku/branching steered by this model's hasValue (logic/model_order.py), run to k solutions or a proof
+of none; its verdict is exact (the KB's crisp rules and branching decide it, the model only orders the digits), and
+what the order cost is reported beside it: nodes, wrong guesses, model calls, CPU seconds. Without the option the key
+is absent, so the default answer is unchanged.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import Any, Iterator, Sequence
 import torch
 
 from ltn_sudoku.board import Board, geometry
+from ltn_sudoku.branching.solver import solve as solve_complete
 from ltn_sudoku.logic.checkpoint import CheckpointError
 from ltn_sudoku.logic.device import device_of, to_list, to_numpy
 from ltn_sudoku.logic.grounding import encode_boards, one_hot_givens
@@ -38,6 +45,7 @@ from ltn_sudoku.logic.inference import (
     reach,
 )
 from ltn_sudoku.logic.model import LtnSudoku
+from ltn_sudoku.logic.model_order import ModelOrder
 from ltn_sudoku.logic.operators import Operators
 from ltn_sudoku.logic.search import guided_search
 from ltn_sudoku.paths import CHECKPOINTS_DIR, REPO_ROOT
@@ -72,6 +80,7 @@ class LtnPredictor:
         self.ops = ops
         self.path = path
         self.threads = threads
+        self._order: ModelOrder | None = None
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], size: int | None = None, device: str = "cpu") -> LtnPredictor:
@@ -102,15 +111,23 @@ class LtnPredictor:
         except ValueError:
             return str(self.path)
 
+    def complete_solver(self, board: Board, limit: int) -> dict[str, Any]:
+        """The complete solver's answer on one open board, steered by this model's hasValue: up to `limit` solutions
+        or a proof of none ("solved" with a limit of 2 or more means unique)."""
+        if self._order is None:
+            self._order = ModelOrder(self.model, "hasValue", self.path)
+        return {"limit": limit, **solve_complete(board, self._order, limit=limit).as_dict()}
+
     def answer(self, board: Board) -> dict[str, Any]:
         """The `ltn` JSON value for one board."""
         return self.answer_batch([board])[0]
 
     def answer_batch(self, boards: Sequence[Board], dead_ends: bool = True,
-                     search_budget: int = 0) -> list[dict[str, Any]]:
+                     search_budget: int = 0, complete: int = 0) -> list[dict[str, Any]]:
         """The `ltn` JSON values for boards of this predictor's size, computed as one batch; `dead_ends`: also every
         move's dead-end probability (one batch of moves per board); `search_budget` > 0: also the LTN-guided search's
-        verdict on each open board (logic/search.py), reported beside hasSolution, never mixed into it."""
+        verdict on each open board (logic/search.py), reported beside hasSolution, never mixed into it; `complete` > 0:
+        also the complete solver's answer up to that many solutions (`complete_solver`, one board at a time)."""
         if not boards:
             return []
         wrong = [b.n for b in boards if b.n != self.size]
@@ -156,6 +173,8 @@ class LtnPredictor:
         for i, board in enumerate(boards):
             answers[i]["search"] = (guided_search(model, board, budget=search_budget).as_dict()
                                     if search_budget > 0 and not board.is_closed else None)
+            if complete > 0:
+                answers[i]["complete_solver"] = None if board.is_closed else self.complete_solver(board, complete)
         if board_idx is None:
             return answers
         dead = None if dead is None else to_list(dead)
@@ -168,6 +187,23 @@ class LtnPredictor:
                                                        "decision": bool(dead[k] > 1 - threshold_solution)},
             })
         return answers
+
+
+def complete_solver_line(found: dict[str, Any]) -> str:
+    """The complete solver's answer in one readable line."""
+    count, limit = len(found["solutions"]), found["limit"]
+    if found["verdict"] == "none":
+        verdict = "no solution (proven)"
+    elif count > 1:
+        verdict = f"at least {count} solutions (the limit)" if count >= limit else f"exactly {count} solutions"
+    else:
+        verdict = "a unique solution" if limit > 1 else "a solution (uniqueness not asked: limit 1)"
+    first = ("" if found["first_solution_nodes"] is None or limit == 1 else
+             f"; the first solution after {found['first_solution_nodes']} nodes, "
+             f"{found['first_solution_wrong_guesses']} wrong guesses")
+    return (f"complete LTN-guided solver: {verdict} after {found['nodes']} nodes ({found['wrong_guesses']} wrong "
+            f"guesses, {found['order_calls']} model calls, {found['cpu_seconds']:.3f} CPU s{first})"
+            + (f": {found['solutions'][0]}" if count == 1 else ""))
 
 
 class LtnSection:
@@ -206,6 +242,8 @@ class LtnSection:
             found = a["search"]
             lines.append(f"LTN-guided search: {found['verdict']} after {found['nodes']} refined boards"
                          + (f" ({found['solution']})" if found["solution"] else ""))
+        if a.get("complete_solver"):
+            lines.append(complete_solver_line(a["complete_solver"]))
         return lines
 
 
@@ -214,11 +252,12 @@ class LtnAnswers:
     size, or the one `checkpoint` file for every size), and a section saying why when there is none."""
 
     def __init__(self, checkpoint: str | os.PathLike[str] | None = None, dead_ends: bool = False,
-                 threads: int | None = 1, search_budget: int = 0, device: str = "cpu") -> None:
+                 threads: int | None = 1, search_budget: int = 0, device: str = "cpu", complete: int = 0) -> None:
         self.checkpoint = Path(checkpoint) if checkpoint is not None else None
         self.device = device
         self.dead_ends = dead_ends
         self.search_budget = search_budget
+        self.complete = complete
         self.threads = threads
         self.predictors: dict[int, LtnPredictor | None] = {}
 
@@ -252,6 +291,6 @@ class LtnAnswers:
             for start in range(0, len(positions), batch):
                 part = positions[start:start + batch]
                 for i, answer in zip(part, predictor.answer_batch([boards[i] for i in part], self.dead_ends,
-                                                                          self.search_budget)):
+                                                                          self.search_budget, self.complete)):
                     answers[i] = answer
         return [LtnSection(a) for a in answers if a is not None]

@@ -1,5 +1,5 @@
-"""A checkpoint's hasValue as the solver's value order: the ONE file of ltn_sudoku/branching that imports learned
-code (loaders, the model), so that a move of the learned half is re-pointed here only.
+"""A checkpoint's hasValue as the value order of the complete solver (ltn_sudoku/branching): the one learned order,
+kept on the learned side so that branching stays symbolic (no torch) and logic/predict.py may call it.
 
     order = ModelOrder.load("checkpoints/9x9.pt")
     probabilities = order.probabilities(states)    # (B, N) digits, 0 = open  ->  (B, N, n) hasValue
