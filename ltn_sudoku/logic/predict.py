@@ -69,6 +69,9 @@ class LtnPredictor:
 
     def __init__(self, model: LtnSudoku, ops: Operators, path: Path, threads: int | None = 1) -> None:
         self.model = model.eval()
+        for module in model.modules():  # answering only: ReLU in place saves a tensor per layer, same values
+            if isinstance(module, torch.nn.ReLU):
+                module.inplace = True
         self.ops = ops
         self.path = path
         self.threads = threads
@@ -118,7 +121,7 @@ class LtnPredictor:
             raise ValueError(f"a {wrong[0]}x{wrong[0]} board given to the {self.size}x{self.size} model {self.path}")
         model, ops, n = self.model, self.ops, self.size
         geo = geometry(n)
-        with torch.no_grad(), torch_threads(self.threads):
+        with torch.inference_mode(), torch_threads(self.threads):  # no autograd bookkeeping at all
             values = encode_boards(boards, n, device_of(model))
             correct = is_correct_truth(model, ops, values)
             reached = reach(model, ops, values)
@@ -159,11 +162,13 @@ class LtnPredictor:
         if board_idx is None:
             return answers
         dead = None if dead is None else to_list(dead)
-        for k, (b, c, d) in enumerate(zip(to_list(board_idx), to_list(cell), to_list(digit))):
-            i = open_rows[b]
+        rows_of_moves = [open_rows[b] for b in to_list(board_idx)]
+        cells, digits = to_list(cell), to_list(digit)
+        confidence = final[rows_of_moves, cells, [d - 1 for d in digits]].tolist()  # one gather, not one per move
+        for k, (i, c, d) in enumerate(zip(rows_of_moves, cells, digits)):
             answers[i]["moves"].append({
                 "row": geo.row[c], "col": geo.col[c], "digit": d,
-                "confidence": round(float(final[i, c, d - 1]), 6),
+                "confidence": round(confidence[k], 6),
                 "dead_end": None if dead is None else {"probability": round(float(dead[k]), 6),
                                                        "decision": bool(dead[k] > 1 - threshold_solution)},
             })
