@@ -123,7 +123,8 @@ class LtnPredictor:
         geo = geometry(n)
         with torch.inference_mode(), torch_threads(self.threads):  # no autograd bookkeeping at all
             values = encode_boards(boards, n, device_of(model))
-            correct = is_correct_truth(model, ops, values)
+            # isCorrect is read for closed boards only: a batch without any (a puzzle file) skips it
+            correct = is_correct_truth(model, ops, values) if any(b.is_closed for b in boards) else None
             reached = reach(model, ops, values)
             givens = one_hot_givens(values, n)
             valid = is_valid_assignment(model, givens, reached.final)
@@ -138,7 +139,8 @@ class LtnPredictor:
                 dead = None
         threshold_correct = float(model.is_correct_threshold)
         threshold_solution = float(model.has_solution_threshold)
-        correct, has_solution, valid = to_list(correct), to_list(reached.has_solution), to_list(valid)
+        correct = [] if correct is None else to_list(correct)
+        has_solution, valid = to_list(reached.has_solution), to_list(valid)
         recommends, final = to_list(recommends), to_numpy(reached.final)
         solutions = to_list(decoded(reached.final))
         answers: list[dict[str, Any]] = []
