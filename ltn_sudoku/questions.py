@@ -24,18 +24,23 @@ import numpy as np
 from ltn_sudoku.board import Board, Conflict, geometry, iter_bits
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.engine import Engine, KnownSolutions
-from ltn_sudoku.exact import solutions, solve, solve_batch
+from ltn_sudoku.exact import WorkExceeded, solutions, solve_batch, solve_within
 from ltn_sudoku.heuristics import Survey, answer_q3
 
 SOLUTION_LIMIT = 2  # solutions are counted up to 2: 0 impossible, 1 unique, 2 "at least two"
 # Up to this many solutions are enumerated in one search: when that is all of them, they settle every move at once,
 # which is several times faster than a search per move on boards with a few solutions (scripts/bench_classify.py).
 ENUMERATED_SOLUTIONS = 32
-# CPU seconds (steady on a busy machine, unlike wall time) the per-move dead-end proofs may take by default (the
-# solution count and the moves that agree with a found solution are always settled): board sides up to 16 get the
-# first, larger ones the second. Moves still open past it get dead_end None and the report says why
+# Work units (exact.WorkExceeded: kernel dead ends, CaDiCaL conflicts, CNF candidates; a 9x9 search counts 1) the
+# per-move dead-end proofs of one board may take by default (the solution count and the moves that agree with a
+# found solution are always settled): board sides up to 16 get the first, larger ones the second. A count of work,
+# so one board gets the same flags on every machine, loaded or not; about a CPU second and a few seconds of this
+# project's 2-core machine (docs/cli.md). Moves still open past it get dead_end None and the report says why
 # (Report.dead_end_limit); full=True lifts the limit.
-DEAD_END_BUDGET_S = (1.0, 4.0)
+DEAD_END_WORK = (50_000, 300_000)
+# The CPU-seconds safety net of the proofs (sides up to 16, larger ones), checked between proofs: only a cost far
+# beyond the work model's reaches it, and the report then says that this answer depends on the machine.
+DEAD_END_GUARD_S = (10.0, 60.0)
 
 
 class ReportSection(Protocol):
@@ -66,7 +71,7 @@ class SectionSource(Protocol):
 @dataclass(frozen=True)
 class Move:
     """Placing `digit` in the empty `cell` (a basic-rule candidate), and whether no solution remains after it (None:
-    not decided within the time budget, see Report.dead_end_limit)."""
+    not decided within the work budget, see Report.dead_end_limit)."""
 
     cell: int
     digit: int
@@ -144,7 +149,7 @@ class Report:
     moves: Sequence[Move] = ()
     no_solution_reason: str | None = None
     sections: tuple[ReportSection, ...] = ()
-    dead_end_limit: str | None = None  # why some moves' dead_end is None (the proofs' time budget ran out)
+    dead_end_limit: str | None = None  # why some moves' dead_end is None (the proofs' work budget ran out)
 
     @property
     def closed(self) -> bool:
@@ -214,52 +219,62 @@ def _possible_moves(board: Board) -> list[tuple[int, int]]:
 
 
 def _dead_end_flags(board: Board, moves: list[tuple[int, int]], found: list[Board], backend: str,
-                    budget_s: float | None) -> tuple[list[bool | None], str | None]:
+                    budget: int | None, guard_s: float | None = None) -> tuple[list[bool | None], str | None]:
     """Whether each move leaves no solution, with as few searches as possible, and why some stay undecided.
 
     A move that agrees with a known solution is alive: one solution clears every move it contains. When `found`
     holds every solution (no more than ENUMERATED_SOLUTIONS: none, a unique one, or a few), every other move is
     dead. Otherwise each remaining move gets one search for a single solution, and every solution found that way
-    also clears the later moves agreeing with it; moves still open when `budget_s` (CPU seconds) has run out
-    are left undecided (None). The portfolio ("auto") also gets the budget's end as its deadline, so one search
-    cannot overrun it by more than a slice: on a sparse 36x36 board a single move's search can take a minute.
+    also clears the later moves agreeing with it. The searches share `budget` work units (exact.solve_within; None:
+    no limit): a search is cut where the rest of it runs out, and every move still open then is left undecided
+    (None), at the same point on every machine. `guard_s` CPU seconds is only a safety net, said so when it fires.
     """
     empty = board.empty_cells
     alive = {(c, s.values[c]) for s in found for c in empty}
     if len(found) <= ENUMERATED_SOLUTIONS:
         return [m not in alive for m in moves], None
-    deadline = None if budget_s is None else time.process_time() + budget_s
+    guard = None if guard_s is None else time.process_time() + guard_s
+    left = budget
+    guard_fired = False
     flags: list[bool | None] = []
     for cell, digit in moves:
         if (cell, digit) in alive:
             flags.append(False)
             continue
-        if deadline is not None and time.process_time() > deadline:
+        if left is not None and left <= 0 or guard_fired:
+            flags.append(None)
+            continue
+        if guard is not None and time.process_time() > guard:
+            guard_fired = True
             flags.append(None)
             continue
         try:
-            witness = solve(board.with_value(cell, digit), backend, _wall_deadline(deadline))
-        except TimeoutError:
+            witness, work = solve_within(board.with_value(cell, digit), left, backend)
+        except WorkExceeded:
             flags.append(None)
+            left = 0
             continue
+        if left is not None:
+            left -= work
         if witness is not None:
             alive.update((c, witness.values[c]) for c in empty)
         flags.append(witness is None)
     undecided = flags.count(None)
     if not undecided:
         return flags, None
-    return flags, (f"{undecided} of {len(moves)} moves undecided: their dead-end proofs exceeded the "
-                   f"{budget_s:g} s budget (classify --full-analysis decides every move)")
+    why = (f"the CPU-time safety net ({guard_s:g} s) stopped them, so this answer depends on the machine's speed "
+           "and load" if guard_fired else f"their dead-end proofs exceeded the budget of {budget:,} work units")
+    return flags, f"{undecided} of {len(moves)} moves undecided: {why} (classify --full-analysis decides every move)"
 
 
-def _wall_deadline(cpu_deadline: float | None) -> float | None:
-    """The portfolio's deadline (time.perf_counter) for a time.process_time() deadline, from now on."""
-    return None if cpu_deadline is None else time.perf_counter() + max(0.0, cpu_deadline - time.process_time())
+def dead_end_budget(n: int) -> int:
+    """The default work budget of the per-move dead-end proofs for a board side."""
+    return DEAD_END_WORK[0] if n <= 16 else DEAD_END_WORK[1]
 
 
-def dead_end_budget(n: int) -> float:
-    """The default time budget of the per-move dead-end proofs for a board side."""
-    return DEAD_END_BUDGET_S[0] if n <= 16 else DEAD_END_BUDGET_S[1]
+def dead_end_guard(n: int) -> float:
+    """The CPU-seconds safety net of the per-move dead-end proofs for a board side."""
+    return DEAD_END_GUARD_S[0] if n <= 16 else DEAD_END_GUARD_S[1]
 
 
 def _no_solution_reason(board: Board, conflicts: list[Conflict]) -> str | None:
@@ -309,7 +324,8 @@ def _classify_one(board: Board, backend: str, full: bool) -> Report:
         return Report(board, tuple(conflicts), int(valid), board if valid else None)
     found = [] if conflicts else solutions(board, limit=ENUMERATED_SOLUTIONS + 1, backend=backend)
     moves = _possible_moves(board)
-    flags, limit = _dead_end_flags(board, moves, found, backend, None if full else dead_end_budget(board.n))
+    flags, limit = (_dead_end_flags(board, moves, found, backend, None) if full else
+                    _dead_end_flags(board, moves, found, backend, dead_end_budget(board.n), dead_end_guard(board.n)))
     return Report(
         board=board,
         conflicts=tuple(conflicts),

@@ -21,14 +21,15 @@
 - dataset: the default command on the 24,997 real 1M rows (../shared/data/kaggle/kaggle_1m_first24997.csv.gz) into a
   CSV, as child processes: --jobs 1, --jobs 2, --dask with a LocalCluster of 1 and 2 workers (--runs picks). Wall
   seconds, CPU seconds of the whole process tree (the workers included: RUSAGE_CHILDREN), CPU ms per board, the ratio
-  of wall time against --jobs 2, peak resident memory of the largest process; the results files are compared.
+  of wall time against --jobs 2 (and whether Dask is within 20 % of it), peak resident memory of the largest process;
+  the results files are compared. --dataset-rows N runs it on the file's first N rows (a quick check).
 
     .venv/bin/python scripts/bench_classify.py --sections moves [--boards 40] [--repeat 3] [--backends auto python]
     .venv/bin/python scripts/bench_classify.py --sections scale [--scale 1000000] [--jobs 1] [--formats csv jsonl]
     .venv/bin/python scripts/bench_classify.py --sections sizes [--per-file 10]
     .venv/bin/python scripts/bench_classify.py --sections sparse [--sparse-sizes 25 36] [--per-file 10]
     .venv/bin/python scripts/bench_classify.py --sections kaggle [--sample 200]
-    .venv/bin/python scripts/bench_classify.py --sections dataset [--runs jobs1 jobs2 dask1 dask2]
+    .venv/bin/python scripts/bench_classify.py --sections dataset [--runs jobs1 jobs2 dask1 dask2] [--dataset-rows N]
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import argparse
 import gzip
 import itertools
 import json
+import os
 import random
 import resource
 import subprocess
@@ -234,6 +236,9 @@ KAGGLE_SETS: dict[str, str] = {
 }
 
 
+KAGGLE_TARGETS_MS = {"Kaggle 1M": 10.0, "Kaggle 3M": 50.0, "top1465": 200.0}  # issue 29's, default CPU ms per board
+
+
 def _answerer(heuristics: bool, ltn: bool, survey: str = "tiered"):  # type: ignore[no-untyped-def]
     """classify-board's answerer writing a CSV (its default options unless told), loaded and compiled."""
     from ltn_sudoku.cli.classify import Answerer
@@ -266,6 +271,7 @@ def kaggle_section(args: argparse.Namespace) -> None:
 
     parts = {"Q1/Q2": _answerer(False, False), "+ Q3": _answerer(True, False), "default (+ LTN)": _answerer(True, True),
              "old survey": _answerer(True, True, "complete")}
+    defaults: dict[str, float] = {}
     print(f"{args.sample} random rows (seed 29) per set; CPU ms per board (time.process_time of this process, after "
           "warm-up), answered as one classify-board chunk; 'old survey' = the default with Q3's complete survey")
     header = f"{'set':<10} {'Q1/Q2':>7} {'+ Q3':>7} {'default':>8} {'old survey':>10} {'ratio':>6} " \
@@ -287,7 +293,11 @@ def kaggle_section(args: argparse.Namespace) -> None:
         print(f"{name:<10} {ms['Q1/Q2']:>7.2f} {ms['+ Q3']:>7.2f} {ms['default (+ LTN)']:>8.2f} "
               f"{ms['old survey']:>10.2f} {ms['old survey'] / ms['default (+ LTN)']:>5.1f}x {cpu:>13.1f} {wall:>7.1f} "
               f"{cpu * 1000 / len(boards):>7.1f}ms", flush=True)
-    print(f"peak resident memory: {_peak_mb():.0f} MB")
+        defaults[name] = ms["default (+ LTN)"]
+    print(f"peak resident memory: {_peak_mb():.0f} MB; load average now: {os.getloadavg()[0]:.1f}")
+    for name, target in KAGGLE_TARGETS_MS.items():
+        verdict = "meets" if defaults[name] <= target else "misses"
+        print(f"{name}: default {defaults[name]:.2f} ms per board {verdict} the {target:g} ms target")
 
 
 DATASET_RUNS: dict[str, list[str]] = {
@@ -306,11 +316,26 @@ def _without_times(path: Path) -> list[str]:
     return [",".join(r[:drop] + r[drop + 1:]) for r in rows]
 
 
+def _first_rows(count: int, folder: Path) -> Path:
+    """The Kaggle 1M file's header and first `count` real rows, as a CSV in `folder`."""
+    with gzip.open(shared_file(KAGGLE_1M), "rt", encoding="utf-8") as f:
+        lines = list(itertools.islice(f, count + 1))
+    path = folder / f"kaggle_1m_first{count}.csv"
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
 def dataset_section(args: argparse.Namespace) -> None:
-    source = shared_file(KAGGLE_1M)
+    with tempfile.TemporaryDirectory(prefix="bench_classify_") as tmp:
+        source = shared_file(KAGGLE_1M) if args.dataset_rows is None else _first_rows(args.dataset_rows, Path(tmp))
+        _dataset_runs(args, source)
+
+
+def _dataset_runs(args: argparse.Namespace, source: Path) -> None:
     boards = sum(1 for _ in iter_records(source))
-    print(f"the default command on {boards:,} real rows ({KAGGLE_1M}) -> results.csv; CPU = user + system of the "
-          "whole process tree (workers included), peak = the largest process's resident set")
+    print(f"the default command on {boards:,} real rows (the first of {KAGGLE_1M}) -> results.csv; CPU = user + "
+          "system of the whole process tree (workers included), peak = the largest process's resident set; "
+          f"load average before: {os.getloadavg()[0]:.1f}")
     header = f"{'run':<24} {'wall s':>7} {'CPU s':>7} {'CPU ms/board':>12} {'wall vs --jobs 2':>16} {'peak MB':>8}"
     print(header)
     print("-" * len(header))
@@ -332,6 +357,11 @@ def dataset_section(args: argparse.Namespace) -> None:
             print(f"{' '.join(DATASET_RUNS[run]):<24} {wall:>7.1f} {cpu:>7.1f} {cpu * 1000 / boards:>12.2f} "
                   f"{ratio:>16} {peak / 1024 if peak > before else float('nan'):>8.0f}", flush=True)
     print("every run's results file is the same (the stats column's finder times aside)")
+    if "jobs2" in walls:
+        for run in ("dask1", "dask2"):
+            if run in walls:
+                print(f"{' '.join(DATASET_RUNS[run])}: wall {walls[run] / walls['jobs2']:.2f}x --jobs 2's "
+                      f"({'within' if walls[run] <= 1.2 * walls['jobs2'] else 'NOT within'} 20 %)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -349,6 +379,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=200, help="kaggle: random rows per set (default 200)")
     parser.add_argument("--runs", nargs="+", choices=tuple(DATASET_RUNS), default=list(DATASET_RUNS),
                         help="dataset: which runs (default: all)")
+    parser.add_argument("--dataset-rows", type=int, metavar="N",
+                        help="dataset: only the file's first N rows (a quick check of the section; default: all)")
     args = parser.parse_args(argv)
     sections = {"moves": moves_section, "scale": scale_section, "sizes": sizes_section, "sparse": sparse_section,
                 "kaggle": kaggle_section, "dataset": dataset_section}

@@ -71,6 +71,8 @@ def test_local_cluster_gives_the_one_machine_answers_in_order(capsys: pytest.Cap
     assert status == 0, err
     assert _untimed(out.read_text()) == expected
     assert f"{BOARDS} boards" in printed and not dask_runner.parts_folder(out).exists()
+    lines = [line for line in err.splitlines() if line.startswith("partition ")]  # stderr is no terminal here
+    assert len(lines) == BOARDS // 2 and lines[-1].endswith(f"({BOARDS} boards done)")
 
 
 def test_a_stopped_run_resumes_with_the_missing_partitions(capsys: pytest.CaptureFixture[str], boards_file: Path,

@@ -233,3 +233,17 @@ def test_sparse_benchmark_prints_its_table_and_writes_a_row_per_board(
     assert [int(p[3]) for p in parsed] == expected
     assert [int(p[2]) for p in parsed] == changed.astype(int).tolist()
     assert cells[2] == "/".join(str(expected.count(c)) for c in (0, 1, 2))
+
+
+def test_portfolio_work_cap_stops_at_the_same_point_every_time() -> None:
+    """max_work counts kernel dead ends and CaDiCaL conflicts, not time: a board that needs CaDiCaL raises
+    WorkExceeded under a small cap, and within a large one it is answered with the same work every time."""
+    from ltn_sudoku.exact import WorkExceeded
+
+    boards, _ = sparse_boards(25, 6, seed=3)
+    hard = next(Board(row.tolist(), 25) for row in boards if answer(Board(row.tolist(), 25), 2).engine == CADICAL)
+    with pytest.raises(WorkExceeded):
+        answer(hard, 1, store=1, max_work=dead_end_budget(25) + 10)
+    first, again = answer(hard, 1, store=1, max_work=10 ** 9), answer(hard, 1, store=1, max_work=10 ** 9)
+    assert first.count == 1 and first.work == again.work > dead_end_budget(25)
+    assert answer(Board.empty(9), 1, store=1, max_work=1).work == 1  # a 9x9 search counts 1

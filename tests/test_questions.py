@@ -165,7 +165,7 @@ def test_backends_agree(backend: str) -> None:
 
 
 def test_a_few_solutions_settle_every_move_without_a_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(questions, "solve", lambda b, backend, deadline: pytest.fail("no per-move search expected"))
+    monkeypatch.setattr(questions, "solve_within", lambda b, work, backend: pytest.fail("no per-move search expected"))
     board = parse_board_text(SEED_9).with_values([(0, 0), (2, 0), (3, 0), (10, 0), (14, 0)])  # 6 solutions
     report = classify(board)
     assert report.solution_count == 2 and 0 < report.dead_ends < len(report.moves)
@@ -174,13 +174,13 @@ def test_a_few_solutions_settle_every_move_without_a_search(monkeypatch: pytest.
 def test_many_solutions_need_few_searches(monkeypatch: pytest.MonkeyPatch) -> None:
     """On an empty board every one of the 729 moves is alive; each witness solution clears many of them at once."""
     calls: list[Board] = []
-    real_solve = questions.solve
+    real_solve = questions.solve_within
 
-    def counted_solve(board: Board, backend: str, deadline: float | None) -> Board | None:
+    def counted_solve(board: Board, work: int | None, backend: str) -> tuple[Board | None, int]:
         calls.append(board)
-        return real_solve(board, backend, deadline)
+        return real_solve(board, work, backend)
 
-    monkeypatch.setattr(questions, "solve", counted_solve)
+    monkeypatch.setattr(questions, "solve_within", counted_solve)
     report = classify(Board.empty(9))
     assert len(report.moves) == 729 and report.dead_ends == 0 and report.solution_count == 2
     assert len(calls) < 729 // 3  # each witness clears dozens of moves: far fewer searches than moves
@@ -304,7 +304,7 @@ def test_unique_puzzles_of_every_size(n: int) -> None:
         assert all(m.dead_end == (m.digit != grid.values[m.cell]) for m in report.moves)
 
 
-# ---- time budget of the dead-end proofs (issue 9, item 10) ---------------------------------------------------------
+# ---- work budget of the dead-end proofs (issue 9, item 10; work, not time: issue 29) -------------------------------
 def _many_solutions_9x9() -> Board:
     """A 9x9 board with more than ENUMERATED_SOLUTIONS solutions, so some moves need a proof each."""
     grid = Board(random_solutions(9, 1, seed=11)[0].tolist(), 9)
@@ -315,7 +315,7 @@ def test_dead_ends_past_the_budget_are_undecided_and_said_so(monkeypatch: pytest
     board = _many_solutions_9x9()
     truth = {(c, d): count_solutions(board.with_value(c, d), 1, backend="python") == 0
              for c, mask in enumerate(board.candidate_masks()) for d in range(1, 10) if mask >> (d - 1) & 1}
-    monkeypatch.setattr(questions, "DEAD_END_BUDGET_S", (0.0, 0.0))
+    monkeypatch.setattr(questions, "DEAD_END_WORK", (0, 0))
     limited = classify(board)
     undecided = [m for m in limited.moves if m.dead_end is None]
     assert undecided and limited.dead_end_limit is not None and "--full-analysis" in limited.dead_end_limit
@@ -328,7 +328,7 @@ def test_dead_ends_past_the_budget_are_undecided_and_said_so(monkeypatch: pytest
 
 def test_one_slow_dead_end_search_stops_at_the_budget() -> None:
     """On a sparse 36x36 board a single move's search takes 10-70 s (CaDiCaL), far past a budget checked only
-    between moves. The portfolio gets the budget's end as its deadline, so the proofs stop within a slice of it."""
+    between moves. The portfolio's runs are cut to the work left, so the proofs stop at the budget."""
     from ltn_sudoku.exact.sparse import sparse_boards
 
     boards, _ = sparse_boards(36, 12, 1)
@@ -338,11 +338,36 @@ def test_one_slow_dead_end_search_stops_at_the_budget() -> None:
     moves = questions._possible_moves(board)
     found = [solution] * (questions.ENUMERATED_SOLUTIONS + 1)  # "more than can be enumerated": a search per move
     start = time.process_time()
-    flags, limit = questions._dead_end_flags(board, moves, found, "auto", 0.5)
+    flags, limit = questions._dead_end_flags(board, moves, found, "auto", 30_000)
     assert time.process_time() - start < 5.0
     alive = {(c, solution.values[c]) for c in board.empty_cells}
     assert all(flag is False for move, flag in zip(moves, flags) if move in alive)
-    assert None in flags and limit is not None and "0.5 s budget" in limit
+    assert None in flags and limit is not None and "budget of 30,000 work units" in limit
+
+
+def test_dead_end_flags_are_the_same_with_a_slowed_solver(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The proofs' budget counts work, not time: a solver slowed tenfold (as on a loaded machine) leaves the same
+    moves undecided, and the safety net does not fire."""
+    board = _many_solutions_9x9()
+    monkeypatch.setattr(questions, "DEAD_END_WORK", (20, 20))  # 20 proofs: some moves stay undecided
+    quick = questions.classify(board, heuristics=False)
+    real_solve = questions.solve_within
+
+    def slowed(b: Board, work: int | None, backend: str) -> tuple[Board | None, int]:
+        start = time.process_time()
+        found = real_solve(b, work, backend)
+        while time.process_time() < start + 0.01:  # burn CPU: a slow machine, measured the way the guard measures
+            pass
+        return found
+
+    monkeypatch.setattr(questions, "solve_within", slowed)
+    monkeypatch.setattr(questions, "DEAD_END_GUARD_S", (0.1, 0.1))  # the slowed proofs take longer than this...
+    slow = questions.classify(board, heuristics=False)
+    assert slow.moves != quick.moves and slow.dead_end_limit is not None and "safety net" in slow.dead_end_limit
+    monkeypatch.setattr(questions, "DEAD_END_GUARD_S", (60.0, 60.0))  # ...but not than the real safety net
+    slow = questions.classify(board, heuristics=False)
+    assert None in quick.moves.flags and quick.dead_end_limit is not None  # type: ignore[attr-defined]
+    assert slow.moves == quick.moves and slow.dead_end_limit == quick.dead_end_limit
 
 
 def test_batch_of_large_boards_keeps_the_portfolio_cap(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -359,7 +384,7 @@ def test_batch_of_large_boards_keeps_the_portfolio_cap(monkeypatch: pytest.Monke
         return batch(values, limit)
 
     monkeypatch.setattr(questions, "solve_batch", counted)
-    monkeypatch.setattr(questions, "DEAD_END_BUDGET_S", (0.2, 0.2))
+    monkeypatch.setattr(questions, "DEAD_END_WORK", (5_000, 5_000))
     rows, _ = sparse_boards(16, 3, 5)
     large = [Board(row.tolist(), 16) for row in rows]
     reports = questions.classify_batch(large)

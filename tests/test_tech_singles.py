@@ -97,3 +97,16 @@ def test_singles_sound_on_thousands_of_puzzles() -> None:
     corpus = mixed_corpus(1500, {4: 200, 16: 20}, seed=5,
                           files=("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/17clue_49158.txt"))
     assert sweep_sound(corpus, FINDERS, seed=11, states=2, walk=FINDERS)
+
+
+@pytest.mark.parametrize("n", [4, 9, 16])
+def test_single_step_is_make_step_for_one_placement(n: int) -> None:
+    """The singles' fast builder gives the very Step (text included) the general one gives."""
+    from ltn_sudoku.techniques.base import make_step, single_step
+
+    grid = CandidateGrid(n)
+    for cell in (0, n + 1, n * n - 1):
+        for technique, unit in (("Naked Single", None), ("Hidden Single", 2 * n), ("Full House", 0)):
+            units = () if unit is None else [unit]
+            assert single_step(grid, technique, cell, n, unit) == make_step(
+                grid, technique, "", placements=[(cell, n)], cells=[cell], digits=[n], units=units)

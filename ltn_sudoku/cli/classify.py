@@ -75,7 +75,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--dask", nargs="?", const="local", metavar="SCHEDULER",
                    help="answer on a Dask cluster: a LocalCluster of --jobs workers, or the scheduler at this "
                         "address (e.g. tcp://host:8786); needs --out, and a stopped run resumes where it stopped "
-                        "(pip install ltn-sudoku[dask]; docs/cli.md)")
+                        "(pip install ltn-sudoku[dask]; docs/cli.md); progress: a bar on a terminal, otherwise a "
+                        "line per finished partition on stderr")
     p.add_argument("--no-ltn", action="store_true",
                    help="skip the LTN model's answers (the JSON key `ltn`; also saves loading torch)")
     p.add_argument("--checkpoint", type=Path, metavar="PT",
@@ -308,7 +309,7 @@ def run(args: argparse.Namespace) -> int:
 
             assert out_kind is not None and args.path is not None  # checked above
             kinds = run_on_dask(answerer, args.path, _chunks(records), args.out, out_kind, args.dask, args.jobs,
-                                bar.update)
+                                bar.update, None if sys.stderr.isatty() else sys.stderr)
             print(_summary(name, kinds, args.out))
             return 0
         if out_kind is None:

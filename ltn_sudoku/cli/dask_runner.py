@@ -9,6 +9,9 @@ client killed, a bad row) leaves the finished partitions there, and the same com
 parts are joined in input order into RESULTS (atomically) and the folder is removed. A partition lost with a worker
 is recomputed by Dask and written once under its index, so no row is lost or written twice. Few partitions are in
 flight at a time (WINDOW_PER_WORKER per worker), so memory stays flat for any input.
+
+Progress: on a terminal, the boards bar advanced as each partition completes (distributed.as_completed); otherwise
+(a log file, a batch job's output) one line per partition on stderr, so a job's log says how far it got.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator, TextIO
 
 from ltn_sudoku.cli import UsageError
 from ltn_sudoku.cli.results import ResultsFile, csv_header
@@ -111,9 +114,9 @@ def dask_client(scheduler: str, workers: int) -> Iterator[Client]:
 
 
 def run_on_dask(answerer: Answerer, path: str, chunks: Iterator[Chunk], out: Path, out_kind: str, scheduler: str,
-                workers: int, show: Callable[[int], None]) -> Counter[str]:
+                workers: int, show: Callable[[int], None], log: TextIO | None = None) -> Counter[str]:
     """Answer every chunk on the cluster, write each as it finishes, then join them into `out` in input order; the
-    count of each kind of board."""
+    count of each kind of board. `show(boards)` advances the progress bar; `log` gets a line per partition."""
     from distributed import as_completed
 
     folder = parts_folder(out)
@@ -126,17 +129,27 @@ def run_on_dask(answerer: Answerer, path: str, chunks: Iterator[Chunk], out: Pat
         indices: dict[str, int] = {}  # future key -> partition index
         in_flight = 0
 
+        done_boards = 0
+
+        def progress(index: int, boards: int, how: str) -> None:
+            nonlocal done_boards
+            done_boards += boards
+            show(boards)
+            if log is not None:
+                print(f"partition {index}: {boards} boards {how} ({done_boards:,} boards done)", file=log, flush=True)
+
         def finish_one() -> None:
             future = next(pending)
             text, kinds, boards = future.result()
-            write_part(folder, indices.pop(future.key), text, kinds, boards)
-            show(boards)
+            index = indices.pop(future.key)
+            write_part(folder, index, text, kinds, boards)
+            progress(index, boards, "answered")
 
         for index, chunk in enumerate(chunks):
             total = index + 1
             done = _read_part(folder, index)
             if done is not None:
-                show(int(done["boards"]))  # type: ignore[call-overload]
+                progress(index, int(done["boards"]), "already written (resumed)")  # type: ignore[call-overload]
                 continue
             future = client.submit(answer_partition, token, answerer, chunk, key=f"classify-{token}-{index}")
             indices[future.key] = index

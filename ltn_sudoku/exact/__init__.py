@@ -1,7 +1,8 @@
 """Exact solving: the oracle of the whole package.
 
-`count_solutions(board, limit)` and `solve(board)` use the portfolio ("auto", ltn_sudoku.exact.portfolio: the kernel
-under a budget of dead ends, then python-sat's CaDiCaL; `answer(board, limit)` also says which one answered);
+`count_solutions(board, limit)`, `solve(board)` and `solve_within(board, max_work)` use the portfolio ("auto",
+ltn_sudoku.exact.portfolio: the kernel under a budget of dead ends, then python-sat's CaDiCaL; `answer(board, limit)`
+also says which one answered);
 `backend=` forces one:
 - "kernel": the numba kernel (ltn_sudoku.exact.kernel), the fast one, without a cap;
 - "python": pure-Python bitmask search (ltn_sudoku.exact.search), the readable reference;
@@ -27,6 +28,12 @@ _MODULES = {"auto": "portfolio", "kernel": "kernel", "python": "search", "dlx": 
 _LOADED: dict[str, ModuleType] = {}  # backend name -> module, so a single-board call pays one dict lookup
 
 
+class WorkExceeded(Exception):
+    """A search needed more than its `max_work`. Work units are the kernel's dead ends and CaDiCaL's conflicts granted
+    to the portfolio's runs, plus one per candidate when it builds a CNF (a 9x9 or smaller board's search, the band
+    solver's, counts 1): a count of work, not of time, so the same board stops at the same point on every machine."""
+
+
 def _backend(name: str) -> ModuleType:
     module = _LOADED.get(name)
     if module is None:
@@ -50,6 +57,15 @@ def solve(board: Board, backend: str = "auto", deadline: float | None = None) ->
     if deadline is not None and backend == "auto":
         return _backend(backend).solve(board, deadline)
     return _backend(backend).solve(board)
+
+
+def solve_within(board: Board, max_work: int | None, backend: str = "auto") -> tuple[Board | None, int]:
+    """One solution (or None) and the work it took: the portfolio ("auto") counts kernel dead ends and CaDiCaL
+    conflicts and raises WorkExceeded past `max_work` (None: no cap), the same on every machine; the other
+    backends run to the end and count 1."""
+    if backend == "auto":
+        return _backend(backend).solve_within(board, max_work)
+    return _backend(backend).solve(board), 1
 
 
 def solutions(board: Board, limit: int = 2, backend: str = "auto") -> list[Board]:

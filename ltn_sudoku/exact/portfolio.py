@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.exact import kernel, sat
+from ltn_sudoku.exact import WorkExceeded, kernel, sat
 
 KERNEL, CADICAL = "kernel", "cadical"
 _FIRST_CONFLICTS = 2000  # CaDiCaL's first slice, about as long as the kernel's first budget on 25x25 boards
@@ -27,11 +27,14 @@ _TURNS_UP_TO = 25  # larger sides: once CaDiCaL has the board it runs to the end
 
 @dataclass(frozen=True)
 class Answer:
-    """A count to a limit: min(#solutions, limit), up to `store` of the solutions, and the engine that answered."""
+    """A count to a limit: min(#solutions, limit), up to `store` of the solutions, the engine that answered, and the
+    work it was granted (see WorkExceeded)."""
 
     count: int
     solutions: tuple[Board, ...]
     engine: str  # KERNEL or CADICAL
+    work: int = 0
+
 
 
 def dead_end_budget(n: int) -> int:
@@ -49,7 +52,7 @@ def _check(deadline: float | None, n: int) -> None:
 
 
 def answer(board: Board, limit: int = 2, store: int = 0, max_dead_ends: int | None = None,
-           deadline: float | None = None) -> Answer:
+           deadline: float | None = None, max_work: int | None = None) -> Answer:
     """Count the solutions of `board` up to `limit`, keeping the first `store` (<= limit) of them.
 
     deadline: a time.perf_counter() value; TimeoutError when it has passed at the end of a slice that gave no
@@ -63,6 +66,9 @@ def answer(board: Board, limit: int = 2, store: int = 0, max_dead_ends: int | No
     kernel needed far less than CaDiCaL alone would. Above 25x25 (without a deadline) there are no turns: CaDiCaL
     runs uninterrupted once the kernel's first budget is spent. There the kernel's later turns answered no sampled
     board, and CaDiCaL in slices took up to twice its uninterrupted time (docs/exact.md, sparse boards).
+
+    max_work: WorkExceeded once the next run would pass this many work units (see exact.WorkExceeded); each run is then
+    cut to what is left, so the count stops at the same point on every machine (no run is cut by time).
     """
     kernel._check_limit(limit)
     n = board.n
@@ -70,32 +76,52 @@ def answer(board: Board, limit: int = 2, store: int = 0, max_dead_ends: int | No
     cap = dead_end_budget(n) if max_dead_ends is None else max_dead_ends
     if cap and not sat.available():
         cap = 0
+    if max_work is not None and n > 9:
+        cap = min(cap or max_work, max_work)  # the kernel's first run stays within the work too
+    spent = cap if n > 9 else 1  # the band solver (9x9 and less) has no cap and needs none: one unit
     found = np.zeros((store, n * n), np.int16)
     got = kernel._count_capped(grid, n, limit, cap, found)
     if got >= 0:
-        return Answer(got, tuple(Board(row.tolist(), n) for row in found[: min(got, store)]), KERNEL)
+        return Answer(got, tuple(Board(row.tolist(), n) for row in found[: min(got, store)]), KERNEL, spent)
     _check(deadline, n)
+    if not sat.available():  # only a work cap stops the kernel then: without CaDiCaL nothing can take over
+        raise WorkExceeded(f"no answer within {max_work:,} work units (python-sat is not installed)")
     candidates = np.zeros((n * n, n), np.bool_)
     kernel._root_candidates(grid, n, candidates)  # a contradiction leaves a cell without candidates: no solution
+    spent += int(candidates.sum())  # the CNF: one unit per candidate left
+    _check_work(spent, max_work)
     counter = sat.SatCount(candidates, n, limit, store)
-    conflicts = _FIRST_CONFLICTS if n <= _TURNS_UP_TO or deadline is not None else 0  # 0: no limit, one run
+    conflicts = _FIRST_CONFLICTS if n <= _TURNS_UP_TO or deadline is not None or max_work is not None else 0
     try:
         while True:
+            if max_work is not None:
+                conflicts = min(conflicts, (max_work - spent) // limit)
+                _check_work(spent + 1 if conflicts < 1 else spent, max_work)
             started = time.perf_counter()
+            spent += conflicts * limit  # at most `conflicts` per solve, one solve per solution
             if counter.run(conflicts):
                 break
             _check(deadline, n)
             rate = conflicts / max(time.perf_counter() - started, 1e-6)  # CaDiCaL's conflicts per second here
             cap *= 2
+            if max_work is not None:
+                cap = min(cap, max_work - spent)
+                _check_work(spent + 1 if cap < 1 else spent, max_work)
+            spent += cap
             got = kernel._count_capped(grid, n, limit, cap, found)
             if got >= 0:
-                return Answer(got, tuple(Board(row.tolist(), n) for row in found[: min(got, store)]), KERNEL)
+                return Answer(got, tuple(Board(row.tolist(), n) for row in found[: min(got, store)]), KERNEL, spent)
             conflicts *= 4  # CaDiCaL's share grows: when it is the faster engine, the kernel's turns cost little
             if deadline is not None:  # but a slice ends about when the deadline comes, not up to 4x past it
                 conflicts = min(conflicts, max(_FIRST_CONFLICTS, int(rate * (deadline - time.perf_counter()))))
     finally:
         counter.close()
-    return Answer(counter.total, tuple(Board(row.tolist(), n) for row in counter.solutions()), CADICAL)
+    return Answer(counter.total, tuple(Board(row.tolist(), n) for row in counter.solutions()), CADICAL, spent)
+
+
+def _check_work(spent: int, max_work: int | None) -> None:
+    if max_work is not None and spent > max_work:
+        raise WorkExceeded(f"no answer within {max_work:,} work units")
 
 
 def count_solutions(board: Board, limit: int = 2) -> int:
@@ -117,3 +143,9 @@ def solve(board: Board, deadline: float | None = None) -> Board | None:
     """One solution, or None when there is none (deadline: as in answer())."""
     found = solutions(board, 1, deadline)
     return found[0] if found else None
+
+
+def solve_within(board: Board, max_work: int | None) -> tuple[Board | None, int]:
+    """One solution or None, and the work units the search was granted; WorkExceeded past `max_work` (answer())."""
+    found = answer(board, 1, store=1, max_work=max_work)
+    return (found.solutions[0] if found.solutions else None), found.work

@@ -77,6 +77,9 @@ class LtnPredictor:
 
     def __init__(self, model: LtnSudoku, ops: Operators, path: Path, threads: int | None = 1) -> None:
         self.model = model.eval()
+        for module in model.modules():  # answering only: ReLU in place saves a tensor per layer, same values
+            if isinstance(module, torch.nn.ReLU):
+                module.inplace = True
         self.ops = ops
         self.path = path
         self.threads = threads
@@ -135,9 +138,10 @@ class LtnPredictor:
             raise ValueError(f"a {wrong[0]}x{wrong[0]} board given to the {self.size}x{self.size} model {self.path}")
         model, ops, n = self.model, self.ops, self.size
         geo = geometry(n)
-        with torch.no_grad(), torch_threads(self.threads):
+        with torch.inference_mode(), torch_threads(self.threads):  # no autograd bookkeeping at all
             values = encode_boards(boards, n, device_of(model))
-            correct = is_correct_truth(model, ops, values)
+            # isCorrect is read for closed boards only: a batch without any (a puzzle file) skips it
+            correct = is_correct_truth(model, ops, values) if any(b.is_closed for b in boards) else None
             reached = reach(model, ops, values)
             givens = one_hot_givens(values, n)
             valid = is_valid_assignment(model, givens, reached.final)
@@ -152,7 +156,8 @@ class LtnPredictor:
                 dead = None
         threshold_correct = float(model.is_correct_threshold)
         threshold_solution = float(model.has_solution_threshold)
-        correct, has_solution, valid = to_list(correct), to_list(reached.has_solution), to_list(valid)
+        correct = [] if correct is None else to_list(correct)
+        has_solution, valid = to_list(reached.has_solution), to_list(valid)
         recommends, final = to_list(recommends), to_numpy(reached.final)
         solutions = to_list(decoded(reached.final))
         answers: list[dict[str, Any]] = []
@@ -178,11 +183,13 @@ class LtnPredictor:
         if board_idx is None:
             return answers
         dead = None if dead is None else to_list(dead)
-        for k, (b, c, d) in enumerate(zip(to_list(board_idx), to_list(cell), to_list(digit))):
-            i = open_rows[b]
+        rows_of_moves = [open_rows[b] for b in to_list(board_idx)]
+        cells, digits = to_list(cell), to_list(digit)
+        confidence = final[rows_of_moves, cells, [d - 1 for d in digits]].tolist()  # one gather, not one per move
+        for k, (i, c, d) in enumerate(zip(rows_of_moves, cells, digits)):
             answers[i]["moves"].append({
                 "row": geo.row[c], "col": geo.col[c], "digit": d,
-                "confidence": round(float(final[i, c, d - 1]), 6),
+                "confidence": round(confidence[k], 6),
                 "dead_end": None if dead is None else {"probability": round(float(dead[k]), 6),
                                                        "decision": bool(dead[k] > 1 - threshold_solution)},
             })

@@ -85,3 +85,10 @@ def make_step(
         units=tuple(units),
         text=text,
     )
+
+
+def single_step(grid: CandidateGrid, technique: str, cell: int, digit: int, unit: int | None = None) -> Step:
+    """make_step for one placement and nothing else (the singles, tens of them per solving step on an easy board):
+    the same Step and text ('<technique>: r1c2=3'), built without the general notation's grouping and sorting."""
+    return Step(technique=technique, placements=((cell, digit),), cells=(cell,), digits=(digit,),
+                units=() if unit is None else (unit,), text=f"{technique}: {grid.geo.cell_name(cell)}={digit}")

@@ -7,7 +7,7 @@ first unit found (boxes first, then rows, then columns, as HoDoKu names them).
 from __future__ import annotations
 
 from ltn_sudoku.candidates import CandidateGrid, Step
-from ltn_sudoku.techniques.base import Technique, make_step
+from ltn_sudoku.techniques.base import Technique, single_step
 
 
 def _unit_order(n: int) -> list[int]:
@@ -35,8 +35,7 @@ def find_full_houses(grid: CandidateGrid) -> list[Step]:
             continue  # a dead-end or an inconsistent grid: nothing to place safely
         done |= last
         digit = mask.bit_length()
-        steps.append(make_step(grid, "Full House", "", placements=[(cell, digit)], cells=[cell], digits=[digit],
-                               units=[unit]))
+        steps.append(single_step(grid, "Full House", cell, digit, unit))
     return steps
 
 
@@ -46,7 +45,7 @@ def find_naked_singles(grid: CandidateGrid) -> list[Step]:
     for cell, mask in enumerate(grid.masks):
         if mask and not mask & (mask - 1):
             digit = mask.bit_length()
-            steps.append(make_step(grid, "Naked Single", "", placements=[(cell, digit)], cells=[cell], digits=[digit]))
+            steps.append(single_step(grid, "Naked Single", cell, digit))
     return steps
 
 
@@ -63,10 +62,7 @@ def find_hidden_singles(grid: CandidateGrid) -> list[Step]:
             place = cells & unit_bits[unit]
             if place and not place & (place - 1):
                 found.setdefault((place.bit_length() - 1, digit), unit)
-    return [
-        make_step(grid, "Hidden Single", "", placements=[(cell, digit)], cells=[cell], digits=[digit], units=[unit])
-        for (cell, digit), unit in found.items()
-    ]
+    return [single_step(grid, "Hidden Single", cell, digit, unit) for (cell, digit), unit in found.items()]
 
 
 TECHNIQUES: list[Technique] = [
