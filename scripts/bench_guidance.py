@@ -82,14 +82,6 @@ def parse_sizes(text: str) -> dict[str, int]:
     return sizes
 
 
-def model_name(path: Path) -> str:
-    """The order's name: the checkpoint's stem, or for a run's best.pt / last.pt its run folders (two runs' best.pt
-    must not share a name)."""
-    if path.stem in ("best", "last"):
-        return f"hasValue {path.parent.parent.name}/{path.parent.name}"
-    return f"hasValue {path.stem}"
-
-
 def parse_shard(text: str) -> tuple[int, int]:
     """`I/N` -> (I, N): this process runs the puzzles whose index in the set's sample is I modulo N."""
     index, _, count = text.partition("/")
@@ -98,11 +90,16 @@ def parse_shard(text: str) -> tuple[int, int]:
     return int(index), int(count)
 
 
+def shard_indices(count: int, shard: tuple[int, int]) -> range:
+    """The indices of a set's sample that this shard runs."""
+    return range(shard[0], count, shard[1])
+
+
 def rows_of_set(name: str, boards: list[Board], orders: list[ValueOrder], models: list[ModelOrder],
                 bar: tqdm, shard: tuple[int, int] = (0, 1)) -> Iterator[dict[str, object]]:
     """One row per (puzzle, order) and per (puzzle, CaDiCaL phases), for the puzzles of this shard (rows keep the
     puzzle's index in the whole sample, so shards merge with --from-rows)."""
-    indices = [i for i in range(len(boards)) if i % shard[1] == shard[0]]
+    indices = shard_indices(len(boards), shard)
     counts, solutions = solve_batch(np.array([boards[i].values for i in indices]).reshape(len(indices), -1), 2)
     for index, count, solution in zip(indices, counts, solutions):
         board = boards[index]
@@ -210,7 +207,7 @@ def main() -> None:
         sizes = {k: min(v, args.limit) for k, v in sizes.items()}
     try:
         seeds = tuple(int(s) for s in args.random_seeds.split(",") if s)
-        models = [ModelOrder.load(p, model_name(Path(p))) for p in args.checkpoints.split(",") if p]
+        models = [ModelOrder.load(p) for p in args.checkpoints.split(",") if p]
     except ValueError as e:
         print(f"bench_guidance: {e}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -222,7 +219,7 @@ def main() -> None:
     rows_path = out_dir / "rows.csv"
     rows: list[dict[str, object]] = []
     columns = ["set", "puzzle", "kind", "order", "correct", *STATS, "conflicts", "decisions"]
-    total = sum(len(range(shard[0], len(group), shard[1])) for group in boards.values())
+    total = sum(len(shard_indices(len(group), shard)) for group in boards.values())
     with rows_path.open("w", newline="") as handle, tqdm(total=total, unit="puzzle",
                                                          file=sys.stderr, dynamic_ncols=True) as bar:
         writer = csv.DictWriter(handle, columns)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -54,9 +55,8 @@ def eval_boards(sets: list[str], count: int, n: int) -> dict[str, list[Board]]:
     return out
 
 
-def measure(checkpoint: Path, boards: dict[str, list[Board]]) -> dict[str, float]:
+def measure(order: ModelOrder, boards: dict[str, list[Board]]) -> dict[str, float]:
     """Solved share without search, and mean wrong guesses of the solver with hasValue and with ascending digits."""
-    order = ModelOrder.load(checkpoint)
     out: dict[str, float] = {"boards_seen": float(order.boards_seen or 0)}
     for name, group in boards.items():
         out[f"{name} solved"] = float(order.solves(group).mean())
@@ -76,8 +76,6 @@ def train_command(model: str, logic: str, variant: str, boards: int, device: str
 
 def device_name(device: str) -> str:
     """The machine a point trained on, for the curve's compute axis (a GPU's model name, or the CPU)."""
-    import torch
-
     if device != "cpu" and torch.cuda.is_available():
         return torch.cuda.get_device_name(0)
     return f"cpu ({platform.processor() or platform.machine()}, {os.cpu_count()} cores)"
@@ -162,11 +160,12 @@ def main() -> None:
                       file=sys.stderr)
                 raise SystemExit(1)
             checkpoint = run_dir / "best.pt" if (run_dir / "best.pt").is_file() else run_dir / "last.pt"
+            order = ModelOrder.load(checkpoint)
             if boards is None:
-                boards = eval_boards(sets, args.eval_puzzles, ModelOrder.load(checkpoint).n)
+                boards = eval_boards(sets, args.eval_puzzles, order.n)
             point = {"variant": variant, "boards": boards_count, "checkpoint": str(checkpoint),
                      "train_wall_s": time.perf_counter() - started, "device": device_name(args.device),
-                     **measure(checkpoint, boards)}
+                     **measure(order, boards)}
             atomic_write_text(run_dir / "point.json", json.dumps(point, indent=1) + "\n")
     rows = [json.loads(p.read_text()) for p in sorted(args.out_dir.glob("*/b*/point.json"))]
     if not rows:

@@ -27,6 +27,14 @@ from ltn_sudoku.logic.grounding import one_hot_givens
 from ltn_sudoku.logic.model import LtnSudoku, describe_inputs
 
 
+def default_name(path: Path) -> str:
+    """An order's name: the checkpoint's stem, or for a run's best.pt / last.pt its run folders (two runs' best.pt
+    must not share a name in one benchmark)."""
+    if path.stem in ("best", "last"):
+        return f"hasValue {path.parent.parent.name}/{path.parent.name}"
+    return f"hasValue {path.stem}"
+
+
 class ModelOrder:
     """hasValue of a loaded checkpoint, most probable digit first; counts its calls and their CPU seconds."""
 
@@ -44,7 +52,7 @@ class ModelOrder:
         model, _, payload = load_model(path, kind="board")
         extra = payload.get("extra", {})
         seen = extra.get("boards_seen", extra.get("metrics", {}).get("train/boards_seen"))
-        return cls(model, name or f"hasValue {Path(path).stem}", Path(path), None if seen is None else int(seen))
+        return cls(model, name or default_name(Path(path)), Path(path), None if seen is None else int(seen))
 
     @property
     def n(self) -> int:
