@@ -86,7 +86,8 @@ def parse_shard(text: str) -> tuple[int, int]:
     """`I/N` -> (I, N): this process runs the puzzles whose index in the set's sample is I modulo N."""
     index, _, count = text.partition("/")
     if not (index.isdigit() and count.isdigit()) or not 0 <= int(index) < int(count):
-        raise SystemExit(f"bench_guidance: --shard {text!r}: expected I/N with 0 <= I < N")
+        print(f"bench_guidance: --shard {text!r}: expected I/N with 0 <= I < N", file=sys.stderr)
+        raise SystemExit(2)
     return int(index), int(count)
 
 

@@ -63,3 +63,10 @@ def test_bench_guidance_shards_merge_to_the_whole_run(tmp_path: Path) -> None:
     partial = run("--from-rows", str(tmp_path / "partial.csv"), str(tmp_path / "1/rows.csv"),
                   "--out-dir", str(tmp_path / "partial"))
     assert partial.returncode == 0 and (pd.read_csv(tmp_path / "partial/solver.csv").puzzles == 1).all()
+
+
+def test_bench_guidance_rejects_a_bad_shard(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "scripts/bench_guidance.py"), "--sets", "top1465", "--shard",
+                           "3/2", "--out-dir", str(tmp_path / "out")], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and "--shard '3/2'" in done.stderr and not (tmp_path / "out").exists()

@@ -36,7 +36,6 @@ class Answer:
     work: int = 0
 
 
-
 def dead_end_budget(n: int) -> int:
     """Dead ends the kernel may meet before a board of side n goes to CaDiCaL; 0 = no cap (n <= 9).
 
