@@ -20,9 +20,9 @@
   included). Peak = the largest resident set of this process or the child.
 - dataset: the default command on the 24,997 real 1M rows (../shared/data/kaggle/kaggle_1m_first24997.csv.gz) into a
   CSV, as child processes: --jobs 1, --jobs 2, --dask with a LocalCluster of 1 and 2 workers (--runs picks). Wall
-  seconds, CPU seconds of the whole process tree (the workers included: RUSAGE_CHILDREN), CPU ms per board, the ratio
-  of wall time against --jobs 2 (and whether Dask is within 20 % of it), peak resident memory of the largest process;
-  the results files are compared. --dataset-rows N runs it on the file's first N rows (a quick check).
+  seconds, user and system CPU seconds of the whole process tree (the workers included: RUSAGE_CHILDREN), CPU ms per
+  board, the ratio of wall time against --jobs 2 (and whether Dask is within 20 % of it), the peak of the tree's
+  summed resident memory (psutil, sampled; Dask's workers are grandchildren); the results files are compared. --dataset-rows N runs it on the file's first N rows (a quick check).
 
     .venv/bin/python scripts/bench_classify.py --sections moves [--boards 40] [--repeat 3] [--backends auto python]
     .venv/bin/python scripts/bench_classify.py --sections scale [--scale 1000000] [--jobs 1] [--formats csv jsonl]
@@ -45,8 +45,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ltn_sudoku.board import Board, iter_bits
 from ltn_sudoku.exact import count_solutions, random_solutions
@@ -54,6 +55,9 @@ from ltn_sudoku.cli.results import flat_row
 from ltn_sudoku.io import iter_records, parse_board_text, read_boards
 from ltn_sudoku.paths import shared_file
 from ltn_sudoku.questions import classify
+
+if TYPE_CHECKING:
+    import psutil
 
 
 def naive_flags(board: Board, backend: str) -> list[bool]:
@@ -256,14 +260,61 @@ def _peak_mb() -> float:
     return max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
 
 
-def _run_command(argv: list[str]) -> tuple[float, float]:
-    """(CPU s of the child process tree, wall s) of `python -m ltn_sudoku classify ARGV`."""
+@dataclass
+class ChildRun:
+    """What one `classify` child process tree cost: user and system CPU s (workers included), wall s, and the peak
+    of the tree's summed resident memory (sampled every SAMPLE_S; None without psutil)."""
+
+    user: float
+    system: float
+    wall: float
+    tree_peak_mb: float | None
+
+    @property
+    def cpu(self) -> float:
+        return self.user + self.system
+
+
+SAMPLE_S = 0.2
+
+
+def _tree_rss_mb(process: psutil.Process) -> float:
+    """The resident memory of a process and all its descendants (a Dask worker is a grandchild), in MB."""
+    import psutil
+
+    total = 0
+    for member in [process, *process.children(recursive=True)]:
+        try:
+            total += member.memory_info().rss
+        except psutil.Error:  # the member ended between the listing and the reading
+            pass
+    return total / 2**20
+
+
+def _run_command(argv: list[str]) -> ChildRun:
+    """The cost of `python -m ltn_sudoku classify ARGV` as a child process tree."""
+    try:
+        import psutil
+    except ImportError:  # the tree's memory needs psutil (pip install 'ltn-sudoku[dask]' brings it)
+        psutil = None
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "ltn_sudoku", "classify", *argv], check=True, stdout=subprocess.DEVNULL)
+    child = subprocess.Popen([sys.executable, "-m", "ltn_sudoku", "classify", *argv], stdout=subprocess.DEVNULL)
+    peak: float | None = None
+    if psutil is not None:
+        process = psutil.Process(child.pid)
+        peak = 0.0
+        while child.poll() is None:
+            try:
+                peak = max(peak, _tree_rss_mb(process))
+            except psutil.Error:  # the child itself has just ended
+                break
+            time.sleep(SAMPLE_S)
+    if child.wait() != 0:
+        raise SystemExit(f"classify {' '.join(argv)}: exit {child.returncode}")
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+    return ChildRun(after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime, wall, peak)
 
 
 def kaggle_section(args: argparse.Namespace) -> None:
@@ -289,7 +340,8 @@ def kaggle_section(args: argparse.Namespace) -> None:
         with tempfile.TemporaryDirectory(prefix="bench_classify_") as tmp:
             source = Path(tmp) / "boards.txt"
             source.write_text(boards_to_text(boards))
-            cpu, wall = _run_command([str(source), "--out", str(Path(tmp) / "results.csv")])
+            run = _run_command([str(source), "--out", str(Path(tmp) / "results.csv")])
+            cpu, wall = run.cpu, run.wall
         print(f"{name:<10} {ms['Q1/Q2']:>7.2f} {ms['+ Q3']:>7.2f} {ms['default (+ LTN)']:>8.2f} "
               f"{ms['old survey']:>10.2f} {ms['old survey'] / ms['default (+ LTN)']:>5.1f}x {cpu:>13.1f} {wall:>7.1f} "
               f"{cpu * 1000 / len(boards):>7.1f}ms", flush=True)
@@ -334,28 +386,28 @@ def dataset_section(args: argparse.Namespace) -> None:
 def _dataset_runs(args: argparse.Namespace, source: Path) -> None:
     boards = sum(1 for _ in iter_records(source))
     print(f"the default command on {boards:,} real rows (the first of {KAGGLE_1M}) -> results.csv; CPU = user + "
-          "system of the whole process tree (workers included), peak = the largest process's resident set; "
-          f"load average before: {os.getloadavg()[0]:.1f}")
-    header = f"{'run':<24} {'wall s':>7} {'CPU s':>7} {'CPU ms/board':>12} {'wall vs --jobs 2':>16} {'peak MB':>8}"
+          "system of the whole process tree (workers included), peak = the largest summed resident memory of the "
+          f"process tree (sampled every {SAMPLE_S} s); load average before: {os.getloadavg()[0]:.1f}")
+    header = (f"{'run':<24} {'wall s':>7} {'user s':>7} {'system s':>8} {'CPU ms/board':>12} {'wall vs --jobs 2':>16} "
+              f"{'peak MB':>8}")
     print(header)
     print("-" * len(header))
     walls: dict[str, float] = {}
     reference: list[str] | None = None
     with tempfile.TemporaryDirectory(prefix="bench_classify_") as tmp:
-        for run in args.runs:
-            out = Path(tmp) / f"{run}.csv"
-            before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-            cpu, wall = _run_command([str(source), "--out", str(out), *DATASET_RUNS[run]])
-            peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-            walls[run] = wall
+        for name in args.runs:
+            out = Path(tmp) / f"{name}.csv"
+            run = _run_command([str(source), "--out", str(out), *DATASET_RUNS[name]])
+            walls[name] = run.wall
             rows = _without_times(out)
             if reference is None:
                 reference = rows
             elif rows != reference:
-                raise SystemExit(f"{run}: the results differ from {args.runs[0]}'s")
-            ratio = f"{wall / walls['jobs2']:.2f}" if "jobs2" in walls else "-"
-            print(f"{' '.join(DATASET_RUNS[run]):<24} {wall:>7.1f} {cpu:>7.1f} {cpu * 1000 / boards:>12.2f} "
-                  f"{ratio:>16} {peak / 1024 if peak > before else float('nan'):>8.0f}", flush=True)
+                raise SystemExit(f"{name}: the results differ from {args.runs[0]}'s")
+            ratio = f"{run.wall / walls['jobs2']:.2f}" if "jobs2" in walls else "-"
+            peak = f"{run.tree_peak_mb:.0f}" if run.tree_peak_mb is not None else "-"
+            print(f"{' '.join(DATASET_RUNS[name]):<24} {run.wall:>7.1f} {run.user:>7.1f} {run.system:>8.1f} "
+                  f"{run.cpu * 1000 / boards:>12.2f} {ratio:>16} {peak:>8}", flush=True)
     print("every run's results file is the same (the stats column's finder times aside)")
     if "jobs2" in walls:
         for run in ("dask1", "dask2"):

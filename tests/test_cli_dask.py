@@ -48,8 +48,12 @@ def expected(capsys: pytest.CaptureFixture[str], boards_file: Path, tmp_path: Pa
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[tuple[str, distributed.Client]]:
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as local, distributed.Client(local) as client:
+    """A cluster at an address, its workers started with the allocator setting docs/cli.md recommends."""
+    import dask
+
+    with dask.config.set({"distributed.nanny.pre-spawn-environ": dask_runner.worker_environ()}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                     dashboard_address=None) as local, distributed.Client(local) as client:
         yield local.scheduler_address, client
 
 
@@ -73,6 +77,27 @@ def test_local_cluster_gives_the_one_machine_answers_in_order(capsys: pytest.Cap
     assert f"{BOARDS} boards" in printed and not dask_runner.parts_folder(out).exists()
     lines = [line for line in err.splitlines() if line.startswith("partition ")]  # stderr is no terminal here
     assert len(lines) == BOARDS // 2 and lines[-1].endswith(f"({BOARDS} boards done)")
+    assert dask_runner.MMAP_VARIABLE not in err  # the LocalCluster's workers allocate as a --jobs process does
+
+
+def test_workers_with_dasks_default_allocator_setting_are_named_once(capsys: pytest.CaptureFixture[str],
+                                                                      boards_file: Path, tmp_path: Path,
+                                                                      expected: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cluster started elsewhere with Dask's defaults (MALLOC_TRIM_THRESHOLD_ alone) answers the same; the client
+    says once how to start its workers without the system-time cost, and a LocalCluster of --dask has the setting."""
+    monkeypatch.delenv(dask_runner.MMAP_VARIABLE, raising=False)  # a nanny leaves its workers' variables in this process
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as local:
+        out = tmp_path / "dask.csv"
+        status, _, err = classify_cli(capsys, str(boards_file), "--no-ltn", "--out", str(out), "--dask",
+                                      local.scheduler_address)
+    assert status == 0, err
+    assert _untimed(out.read_text()) == expected
+    assert err.count(dask_runner.ALLOCATOR_NOTE) == 1
+    with dask_runner.dask_client(dask_runner.LOCAL, 1) as client:
+        environs = client.run(lambda: dict(os.environ)).values()
+    assert all(not dask_runner.slow_allocator(environ) for environ in environs)
+    assert dask_runner.slow_allocator({dask_runner.TRIM_VARIABLE: "65536"})
 
 
 def test_a_stopped_run_resumes_with_the_missing_partitions(capsys: pytest.CaptureFixture[str], boards_file: Path,
