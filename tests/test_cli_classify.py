@@ -356,3 +356,23 @@ def test_bench_classify_dataset_section_on_a_few_rows(capsys: pytest.CaptureFixt
     runs = [line.split()[:2] for line in out.splitlines() if line.startswith(("--jobs", "--dask")) and ":" not in line]
     assert runs == [["--jobs", "2"], ["--dask", "--jobs"]]
     assert "--dask --jobs 2: wall" in out and "20 %" in out
+
+
+@pytest.mark.slow
+def test_bench_classify_allocator_section_shows_dasks_page_faults(capsys: pytest.CaptureFixture[str]) -> None:
+    """scripts/bench_classify.py --sections allocator on 50 rows (four child processes, about 15 s): Dask's default
+    MALLOC_TRIM_THRESHOLD_ makes the same answers fault far more pages than no variable, and the MALLOC_MMAP_THRESHOLD_
+    that --dask adds undoes it (the cause of the Dask workers' system time, docs/cli.md)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "bench_classify.py"
+    spec = importlib.util.spec_from_file_location("bench_classify", path)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert script.main(["--sections", "allocator", "--dataset-rows", "50"]) == 0
+    out = capsys.readouterr().out
+    faults = {name: int(line.split()[-2].replace(",", "")) for line in out.splitlines()
+              for name in script.ALLOCATOR_ENVIRONMENTS if line.startswith(name)}
+    none, dask, _raised, fixed = (faults[name] for name in script.ALLOCATOR_ENVIRONMENTS)
+    assert dask > 1.5 * none and dask > 1.5 * fixed
