@@ -35,6 +35,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping, TextIO
 
+from tqdm import tqdm
+
 from ltn_sudoku.cli import UsageError
 from ltn_sudoku.cli.results import ResultsFile, csv_header
 from ltn_sudoku.io import BoardRecord, atomic_write_text
@@ -178,7 +180,10 @@ def run_on_dask(answerer: Answerer, path: str, chunks: Iterator[Chunk], out: Pat
             text, kinds, boards, slow = future.result()
             if slow and not warned:
                 warned = True
-                print(ALLOCATOR_NOTE, file=log if log is not None else sys.stderr, flush=True)
+                if log is not None:
+                    print(ALLOCATOR_NOTE, file=log, flush=True)
+                else:  # above the terminal's progress bar
+                    tqdm.write(ALLOCATOR_NOTE, file=sys.stderr)
             index = indices.pop(future.key)
             write_part(folder, index, text, kinds, boards)
             progress(index, boards, "answered")
