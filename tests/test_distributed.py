@@ -15,6 +15,7 @@ import torch
 from torch import nn
 
 from ltn_sudoku.logic import distributed
+from ltn_sudoku.logic.board_task import board_step
 from ltn_sudoku.logic.checkpoint import load_checkpoint
 from ltn_sudoku.logic.data import build_splits
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
@@ -146,7 +147,7 @@ def test_amp_runs_the_networks_in_bfloat16_and_keeps_the_loss_close(tmp_path: Pa
     for module in model.modules():
         if isinstance(module, nn.Linear):
             module.register_forward_hook(lambda _m, _i, out: dtypes.add(out.dtype))
-    mixed = distributed.loss_function(model, cfg, distributed.Process())(ops, batch, False).loss
+    mixed = distributed.loss_function(model, cfg, distributed.Process(), board_step(ops, False))(batch).loss
     assert dtypes == {torch.bfloat16}  # every linear layer ran in bf16
     assert mixed.dtype == torch.float32 and abs(mixed.item() - full.item()) < 0.02  # bf16: ~3 significant digits
     mixed.backward()
@@ -160,8 +161,8 @@ def test_compile_gives_the_eager_loss(tmp_path: Path) -> None:
     model, eager = LtnSudoku(ModelConfig.from_cfg(cfg.model)), LtnSudoku(ModelConfig.from_cfg(cfg.model))
     eager.load_state_dict(model.state_dict())
     ops = build_operators(cfg.logic)
-    loss_fn = distributed.loss_function(model, cfg, distributed.Process())
+    loss_fn = distributed.loss_function(model, cfg, distributed.Process(), board_step(ops, False))
     for batch in list(build_splits(cfg, model.config).train.batches(8))[:2]:
-        assert loss_fn(ops, batch, False).loss.item() == pytest.approx(objective(eager, ops, batch).loss.item(),
+        assert loss_fn(batch).loss.item() == pytest.approx(objective(eager, ops, batch).loss.item(),
                                                                        rel=1e-5)
     assert list(model.state_dict()) == list(eager.state_dict())  # compiled in place: checkpoint keys unchanged

@@ -22,7 +22,7 @@ from ltn_sudoku.logic.train import train
 from ltn_sudoku.logic.visual.boards import VisualBoards
 from ltn_sudoku.logic.visual.data import VisualData, build_data
 from ltn_sudoku.logic.visual.decode import CLIP
-from ltn_sudoku.logic.visual.train import shifted, train_visual, warped
+from ltn_sudoku.logic.visual.train import shifted, warped
 from ltn_sudoku.paths import REPO_ROOT, SHARED_DATA
 
 TINY = ["data.train_boards=8", "data.val_boards=8", "data.test_boards=8", "train.epochs=2", "train.progress=false",
@@ -60,8 +60,8 @@ def test_training_never_reads_a_digit_label(tmp_path: Path, overrides: tuple[str
     rng = np.random.default_rng(0)
     scrambled = VisualData(_scrambled(data.train, rng), _scrambled(data.val, rng), data.test)
     assert not np.array_equal(scrambled.train.digits, data.train.digits)
-    train_visual(cfg, data)
-    train_visual(config(tmp_path / "b", *overrides), scrambled)
+    train(cfg, data)
+    train(config(tmp_path / "b", *overrides), scrambled)
     for name in ("last.pt", "best.pt"):
         a = load_checkpoint(tmp_path / "a" / name)["state_dict"]
         b = load_checkpoint(tmp_path / "b" / name)["state_dict"]
@@ -142,7 +142,7 @@ def test_rotation_waits_for_abduction_when_asked(tmp_path: Path, monkeypatch: py
 
     monkeypatch.setattr(visual_train, "warped", recording)
     cfg = config(tmp_path, "train.epochs=2", "train.abduce_weight=0", f"train.warp_once_explained={gated}")
-    train_visual(cfg)
+    train(cfg)
     assert seen and set(seen) == {degrees}
 
 
@@ -170,9 +170,9 @@ def test_a_resumed_visual_run_ends_where_an_uninterrupted_one_does(tmp_path: Pat
     batches and augmentation, best, stale) gives the weights of two epochs in one go; a best.pt is refused."""
     from ltn_sudoku.logic.checkpoint import CheckpointError
 
-    train_visual(config(tmp_path / "whole"))
-    train_visual(config(tmp_path / "first", "train.epochs=1"))
-    train_visual(config(tmp_path / "second", f"train.resume={tmp_path / 'first' / 'last.pt'}"))
+    train(config(tmp_path / "whole"))
+    train(config(tmp_path / "first", "train.epochs=1"))
+    train(config(tmp_path / "second", f"train.resume={tmp_path / 'first' / 'last.pt'}"))
     whole = load_checkpoint(tmp_path / "whole" / "last.pt")
     resumed = load_checkpoint(tmp_path / "second" / "last.pt")
     assert resumed["extra"]["epoch"] == whole["extra"]["epoch"] == 1
@@ -180,4 +180,4 @@ def test_a_resumed_visual_run_ends_where_an_uninterrupted_one_does(tmp_path: Pat
     assert all(torch.equal(whole["state_dict"][k], resumed["state_dict"][k]) for k in whole["state_dict"])
     assert (tmp_path / "second" / "best.pt").is_file() and (tmp_path / "second" / "metrics.json").is_file()
     with pytest.raises(CheckpointError, match="resume from last.pt"):
-        train_visual(config(tmp_path / "third", f"train.resume={tmp_path / 'first' / 'best.pt'}"))
+        train(config(tmp_path / "third", f"train.resume={tmp_path / 'first' / 'best.pt'}"))
