@@ -166,3 +166,23 @@ def test_compile_gives_the_eager_loss(tmp_path: Path) -> None:
         assert loss_fn(batch).loss.item() == pytest.approx(objective(eager, ops, batch).loss.item(),
                                                                        rel=1e-5)
     assert list(model.state_dict()) == list(eager.state_dict())  # compiled in place: checkpoint keys unchanged
+
+
+@pytest.mark.slow  # a visual run in one process and under torchrun with two: about 40 CPU s
+def test_two_processes_train_a_visual_model_as_one_does(tmp_path: Path) -> None:
+    """The visual task through the same loop under DDP: the same batch losses and weights as one process (every
+    rank draws the same batch order and augmentation, then trains on its shard of each augmented batch)."""
+    from tests.test_visual_train import TINY as VISUAL_TINY
+    from tests.test_visual_train import config as visual_config
+
+    common = ["train.epochs=2", "train.batch_size=3"]  # 8 boards: batches of 3, 3, 2 (shards of 2+1, 1+1)
+    train(visual_config(tmp_path / "single", *common))
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", "-m",
+               "ltn_sudoku.train", "model=visual_4x4", *VISUAL_TINY, *common, f"run_dir={tmp_path / 'ddp'}",
+               f"hydra.run.dir={tmp_path}/h" + "${oc.env:RANK}"]
+    done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, env=ENV, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert_same_curve(losses(tmp_path / "single"), losses(tmp_path / "ddp"))
+    assert_same_weights(tmp_path / "single" / "last.pt", tmp_path / "ddp" / "last.pt")
+    metrics = json.loads((tmp_path / "ddp" / "metrics.json").read_text())
+    assert metrics["train/processes"] == 2 and "test/board_accuracy" in metrics
