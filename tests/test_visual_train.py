@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 import torch
 from omegaconf import DictConfig
 
-from ltn_sudoku.logic.checkpoint import load_checkpoint
+from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
 
 from ltn_sudoku.logic.config_check import check_command_line, check_config
 from ltn_sudoku.logic.load import load_model
@@ -165,9 +166,11 @@ def test_bench_rescore_reproduces_a_runs_figure_and_compares_clips(tmp_path: Pat
     assert sum(line.startswith(str(run)) for line in fresh.stdout.splitlines()) == 1
 
 
+@pytest.mark.slow  # four tiny visual runs: about 70 CPU s
 def test_a_resumed_visual_run_ends_where_an_uninterrupted_one_does(tmp_path: Path) -> None:
     """train.resume=last.pt: one epoch, then the second from the checkpoint (optimizer, the seeded generator of the
-    batches and augmentation, best, stale) gives the weights of two epochs in one go; a best.pt is refused."""
+    batches and augmentation, best, stale) gives the weights of two epochs in one go, also from a last.pt of the visual
+    trainer before the loop was shared; a best.pt is refused."""
     from ltn_sudoku.logic.checkpoint import CheckpointError
 
     train(config(tmp_path / "whole"))
@@ -179,5 +182,15 @@ def test_a_resumed_visual_run_ends_where_an_uninterrupted_one_does(tmp_path: Pat
     assert resumed["extra"]["boards_seen"] == whole["extra"]["boards_seen"] == 16
     assert all(torch.equal(whole["state_dict"][k], resumed["state_dict"][k]) for k in whole["state_dict"])
     assert (tmp_path / "second" / "best.pt").is_file() and (tmp_path / "second" / "metrics.json").is_file()
+    # a last.pt of the visual trainer before the loop was shared: the best epoch's figures as `best`, no loop state
+    first = load_checkpoint(tmp_path / "first" / "last.pt")
+    old = {k: v for k, v in first["extra"].items() if k not in ("best_metrics", "scheduler", "train_wall_seconds",
+                                                                 "lineage")}
+    save_checkpoint(tmp_path / "old" / "last.pt", 4, first["config"], first["state_dict"],
+                    {**old, "best": first["extra"]["best_metrics"]})
+    shutil.copyfile(tmp_path / "first" / "best.pt", tmp_path / "old" / "best.pt")
+    train(config(tmp_path / "from_old", f"train.resume={tmp_path / 'old' / 'last.pt'}"))
+    from_old = load_checkpoint(tmp_path / "from_old" / "last.pt")["state_dict"]
+    assert all(torch.equal(whole["state_dict"][k], from_old[k]) for k in whole["state_dict"])
     with pytest.raises(CheckpointError, match="resume from last.pt"):
         train(config(tmp_path / "third", f"train.resume={tmp_path / 'first' / 'best.pt'}"))
