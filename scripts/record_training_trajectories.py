@@ -4,7 +4,7 @@ TensorBoard holds it, metrics.json (timings left out) and a checksum of last.pt'
 may be rewritten (issue 28: one loop for every model kind); these figures may not move. Rerun only when a change of
 behaviour is intended:
 
-    PYTHONPATH=$PWD python scripts/record_training_trajectories.py          # writes tests/fixtures/training_trajectories.json
+    PYTHONPATH=$PWD python scripts/record_training_trajectories.py          # writes tests/fixtures/...json
     PYTHONPATH=$PWD python scripts/record_training_trajectories.py --check  # compare with the file, write nothing
 
 The figures come from `trajectory_figures()`, which the test imports, so the recorder and the test cannot drift.
@@ -35,14 +35,13 @@ RUNS: dict[str, list[str]] = {
     "4x4_visual": ["model=visual_4x4", "data.train_boards=8", "data.val_boards=8", "data.test_boards=8",
                    f"data.mnist_path={MNIST}"],
 }
-TIMINGS = ("seconds", "per_second", "per_cpu_second", "ms_per_board")  # metrics.json keys that measure the clock, not the training
+# metrics.json keys that measure the clock, not the training
+TIMINGS = ("seconds", "per_second", "per_cpu_second", "ms_per_board")
 
 
 def _weights_checksum(path: Path) -> dict[str, float]:
     """Sum and sum of |w| over every floating tensor of a checkpoint's weights (one figure each: any moved weight
     moves them)."""
-    import torch
-
     from ltn_sudoku.logic.checkpoint import load_checkpoint
 
     tensors = [t.double() for t in load_checkpoint(path)["state_dict"].values() if t.is_floating_point()]
@@ -78,7 +77,8 @@ def differences(expected: Any, found: Any, tolerance: float, where: str = "") ->
     if isinstance(expected, list) and isinstance(found, list):
         if len(expected) != len(found):
             return [f"{where}: {len(expected)} entries recorded, {len(found)} found"]
-        return [d for i, (a, b) in enumerate(zip(expected, found)) for d in differences(a, b, tolerance, f"{where}[{i}]")]
+        return [d for i, (a, b) in enumerate(zip(expected, found))
+                for d in differences(a, b, tolerance, f"{where}[{i}]")]
     if isinstance(expected, (int, float)) and isinstance(found, (int, float)) and not isinstance(expected, bool):
         same = (math.isnan(expected) and math.isnan(found)) or math.isclose(expected, found, rel_tol=tolerance,
                                                                                abs_tol=tolerance)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from hydra.core.override_parser.overrides_parser import OverridesParser
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 from omegaconf.errors import OmegaConfBaseException
 
 from ltn_sudoku.logic.labels import resolve_techniques
