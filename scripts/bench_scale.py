@@ -34,7 +34,7 @@ from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.operators import build_operators
 from ltn_sudoku.logic.runtime import configure_torch
 from ltn_sudoku.logic.schema import compose_config
-from ltn_sudoku.logic.train import build_optimizer
+from ltn_sudoku.logic.board_task import board_step, build_optimizer
 
 
 @dataclass(frozen=True)
@@ -70,8 +70,8 @@ def worker(rank: int, args: argparse.Namespace, setting: Setting, port: int, res
         optimizer = build_optimizer(model, cfg)
         boards = build_splits(cfg, model_config).train.to(cfg.device_resolved)
         batches = list(boards.batches(args.batch, torch.Generator().manual_seed(0)))[:args.warmup + args.batches]
-        loss_fn = distributed.loss_function(model, cfg, process)
         ops = build_operators(cfg.logic)
+        loss_fn = distributed.loss_function(model, cfg, process, board_step(ops, False))
         cuda = torch.device(str(cfg.device_resolved)).type == "cuda"
         started, cpu, seen = 0.0, 0.0, 0
         for i, batch in enumerate(batches):
@@ -81,7 +81,7 @@ def worker(rank: int, args: argparse.Namespace, setting: Setting, port: int, res
                 if process.distributed:
                     dist.barrier()
                 started, cpu = time.perf_counter(), time.process_time()
-            loss = loss_fn(ops, batch, False).loss
+            loss = loss_fn(batch).loss
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

@@ -53,7 +53,7 @@ from ltn_sudoku.logic.visual.decode import (
 )
 from ltn_sudoku.logic.load import load_model
 from ltn_sudoku.logic.visual.evaluate import BoardScores, digit_accuracy
-from ltn_sudoku.logic.visual.train import train_visual
+from ltn_sudoku.logic.train import train
 
 MODELS = ("ltn", "cnn", "oracle")
 
@@ -75,7 +75,7 @@ def one_run(data: VisualData, size: int, k: int, split: int, overrides: list[str
         run_dir = str(keep / f"{size}x{size}_k{k}_split{split}") if keep is not None else scratch
         cfg = ltn_config(size, k, split, run_dir, overrides)
         start = time.process_time()
-        metrics = train_visual(cfg, data=sub)
+        metrics = train(cfg, data=sub)
         out["ltn"] = {"board": metrics["test/board_accuracy"], "digit": metrics["test/digit_accuracy"],
                       "read_check": metrics["test/read_then_check/board_accuracy"],
                       "map": metrics["test/map_decoding/board_accuracy"], "map_tau": metrics["test/map_decoding/tau"],

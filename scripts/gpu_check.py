@@ -49,7 +49,7 @@ from ltn_sudoku.logic.operators import build_operators  # noqa: E402
 from ltn_sudoku.logic.predict import LtnAnswers  # noqa: E402
 from ltn_sudoku.logic.runtime import configure_torch  # noqa: E402
 from ltn_sudoku.logic.schema import compose_config  # noqa: E402
-from ltn_sudoku.logic.train import build_optimizer  # noqa: E402
+from ltn_sudoku.logic.board_task import board_step, build_optimizer  # noqa: E402
 from ltn_sudoku.paths import CHECKPOINTS_DIR, DATA_DIR, REPO_ROOT, SHARED_DATA  # noqa: E402
 
 MODELS: dict[str, tuple[str, ...]] = {  # name -> Hydra overrides
@@ -109,14 +109,14 @@ def ltn_trainer(cfg: DictConfig, pool: data.BoardSet) -> Trainer:
     """One model, optimizer and loss (compiled once with train.compile) for every batch size."""
     model = LtnSudoku(ModelConfig.from_cfg(cfg.model)).to(cfg.device_resolved)
     optimizer = build_optimizer(model, cfg)
-    loss_fn = distributed.loss_function(model, cfg, distributed.Process())
     ops = build_operators(cfg.logic)
+    loss_fn = distributed.loss_function(model, cfg, distributed.Process(), board_step(ops, False))
     generator = torch.Generator().manual_seed(0)
 
     def steps(batch: int) -> Callable[[], None]:
         def step() -> None:
             rows = pool.select(torch.randint(len(pool), (batch,), generator=generator))  # host: an index
-            loss = loss_fn(ops, rows, False).loss
+            loss = loss_fn(rows).loss
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

@@ -15,6 +15,7 @@ import torch
 from torch import nn
 
 from ltn_sudoku.logic import distributed
+from ltn_sudoku.logic.board_task import board_step
 from ltn_sudoku.logic.checkpoint import load_checkpoint
 from ltn_sudoku.logic.data import build_splits
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
@@ -146,7 +147,7 @@ def test_amp_runs_the_networks_in_bfloat16_and_keeps_the_loss_close(tmp_path: Pa
     for module in model.modules():
         if isinstance(module, nn.Linear):
             module.register_forward_hook(lambda _m, _i, out: dtypes.add(out.dtype))
-    mixed = distributed.loss_function(model, cfg, distributed.Process())(ops, batch, False).loss
+    mixed = distributed.loss_function(model, cfg, distributed.Process(), board_step(ops, False))(batch).loss
     assert dtypes == {torch.bfloat16}  # every linear layer ran in bf16
     assert mixed.dtype == torch.float32 and abs(mixed.item() - full.item()) < 0.02  # bf16: ~3 significant digits
     mixed.backward()
@@ -160,8 +161,28 @@ def test_compile_gives_the_eager_loss(tmp_path: Path) -> None:
     model, eager = LtnSudoku(ModelConfig.from_cfg(cfg.model)), LtnSudoku(ModelConfig.from_cfg(cfg.model))
     eager.load_state_dict(model.state_dict())
     ops = build_operators(cfg.logic)
-    loss_fn = distributed.loss_function(model, cfg, distributed.Process())
+    loss_fn = distributed.loss_function(model, cfg, distributed.Process(), board_step(ops, False))
     for batch in list(build_splits(cfg, model.config).train.batches(8))[:2]:
-        assert loss_fn(ops, batch, False).loss.item() == pytest.approx(objective(eager, ops, batch).loss.item(),
+        assert loss_fn(batch).loss.item() == pytest.approx(objective(eager, ops, batch).loss.item(),
                                                                        rel=1e-5)
     assert list(model.state_dict()) == list(eager.state_dict())  # compiled in place: checkpoint keys unchanged
+
+
+@pytest.mark.slow  # a visual run in one process and under torchrun with two: about 40 CPU s
+def test_two_processes_train_a_visual_model_as_one_does(tmp_path: Path) -> None:
+    """The visual task through the same loop under DDP: the same batch losses and weights as one process (every
+    rank draws the same batch order and augmentation, then trains on its shard of each augmented batch)."""
+    from tests.test_visual_train import TINY as VISUAL_TINY
+    from tests.test_visual_train import config as visual_config
+
+    common = ["train.epochs=2", "train.batch_size=3"]  # 8 boards: batches of 3, 3, 2 (shards of 2+1, 1+1)
+    train(visual_config(tmp_path / "single", *common))
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", "-m",
+               "ltn_sudoku.train", "model=visual_4x4", *VISUAL_TINY, *common, f"run_dir={tmp_path / 'ddp'}",
+               f"hydra.run.dir={tmp_path}/h" + "${oc.env:RANK}"]
+    done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, env=ENV, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert_same_curve(losses(tmp_path / "single"), losses(tmp_path / "ddp"))
+    assert_same_weights(tmp_path / "single" / "last.pt", tmp_path / "ddp" / "last.pt")
+    metrics = json.loads((tmp_path / "ddp" / "metrics.json").read_text())
+    assert metrics["train/processes"] == 2 and "test/board_accuracy" in metrics

@@ -13,8 +13,8 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.cli import build_parser, run_command
 from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.logic.schema import compose_config
+from ltn_sudoku.logic.train import train
 from ltn_sudoku.logic.visual.data import build_data
-from ltn_sudoku.logic.visual.train import train_visual
 from ltn_sudoku.paths import SHARED_DATA
 
 
@@ -32,7 +32,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
                           "data.val_boards=8", "data.test_boards=6", "train.epochs=1",
                           "train.progress=false", f"data.mnist_path={SHARED_DATA / 'mnist'}"])
     data = build_data(4, cfg.data, 0)
-    train_visual(cfg, data)
+    train(cfg, data)
     return run / "best.pt", data.test
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 import torch
 from omegaconf import DictConfig
 
-from ltn_sudoku.logic.checkpoint import load_checkpoint
+from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
 
 from ltn_sudoku.logic.config_check import check_command_line, check_config
 from ltn_sudoku.logic.load import load_model
@@ -22,7 +23,7 @@ from ltn_sudoku.logic.train import train
 from ltn_sudoku.logic.visual.boards import VisualBoards
 from ltn_sudoku.logic.visual.data import VisualData, build_data
 from ltn_sudoku.logic.visual.decode import CLIP
-from ltn_sudoku.logic.visual.train import shifted, train_visual, warped
+from ltn_sudoku.logic.visual.train import shifted, warped
 from ltn_sudoku.paths import REPO_ROOT, SHARED_DATA
 
 TINY = ["data.train_boards=8", "data.val_boards=8", "data.test_boards=8", "train.epochs=2", "train.progress=false",
@@ -60,8 +61,8 @@ def test_training_never_reads_a_digit_label(tmp_path: Path, overrides: tuple[str
     rng = np.random.default_rng(0)
     scrambled = VisualData(_scrambled(data.train, rng), _scrambled(data.val, rng), data.test)
     assert not np.array_equal(scrambled.train.digits, data.train.digits)
-    train_visual(cfg, data)
-    train_visual(config(tmp_path / "b", *overrides), scrambled)
+    train(cfg, data)
+    train(config(tmp_path / "b", *overrides), scrambled)
     for name in ("last.pt", "best.pt"):
         a = load_checkpoint(tmp_path / "a" / name)["state_dict"]
         b = load_checkpoint(tmp_path / "b" / name)["state_dict"]
@@ -142,7 +143,7 @@ def test_rotation_waits_for_abduction_when_asked(tmp_path: Path, monkeypatch: py
 
     monkeypatch.setattr(visual_train, "warped", recording)
     cfg = config(tmp_path, "train.epochs=2", "train.abduce_weight=0", f"train.warp_once_explained={gated}")
-    train_visual(cfg)
+    train(cfg)
     assert seen and set(seen) == {degrees}
 
 
@@ -165,19 +166,31 @@ def test_bench_rescore_reproduces_a_runs_figure_and_compares_clips(tmp_path: Pat
     assert sum(line.startswith(str(run)) for line in fresh.stdout.splitlines()) == 1
 
 
+@pytest.mark.slow  # four tiny visual runs: about 70 CPU s
 def test_a_resumed_visual_run_ends_where_an_uninterrupted_one_does(tmp_path: Path) -> None:
     """train.resume=last.pt: one epoch, then the second from the checkpoint (optimizer, the seeded generator of the
-    batches and augmentation, best, stale) gives the weights of two epochs in one go; a best.pt is refused."""
+    batches and augmentation, best, stale) gives the weights of two epochs in one go, also from a last.pt of the visual
+    trainer before the loop was shared; a best.pt is refused."""
     from ltn_sudoku.logic.checkpoint import CheckpointError
 
-    train_visual(config(tmp_path / "whole"))
-    train_visual(config(tmp_path / "first", "train.epochs=1"))
-    train_visual(config(tmp_path / "second", f"train.resume={tmp_path / 'first' / 'last.pt'}"))
+    train(config(tmp_path / "whole"))
+    train(config(tmp_path / "first", "train.epochs=1"))
+    train(config(tmp_path / "second", f"train.resume={tmp_path / 'first' / 'last.pt'}"))
     whole = load_checkpoint(tmp_path / "whole" / "last.pt")
     resumed = load_checkpoint(tmp_path / "second" / "last.pt")
     assert resumed["extra"]["epoch"] == whole["extra"]["epoch"] == 1
     assert resumed["extra"]["boards_seen"] == whole["extra"]["boards_seen"] == 16
     assert all(torch.equal(whole["state_dict"][k], resumed["state_dict"][k]) for k in whole["state_dict"])
     assert (tmp_path / "second" / "best.pt").is_file() and (tmp_path / "second" / "metrics.json").is_file()
+    # a last.pt of the visual trainer before the loop was shared: the best epoch's figures as `best`, no loop state
+    first = load_checkpoint(tmp_path / "first" / "last.pt")
+    old = {k: v for k, v in first["extra"].items() if k not in ("best_metrics", "scheduler", "train_wall_seconds",
+                                                                 "lineage")}
+    save_checkpoint(tmp_path / "old" / "last.pt", 4, first["config"], first["state_dict"],
+                    {**old, "best": first["extra"]["best_metrics"]})
+    shutil.copyfile(tmp_path / "first" / "best.pt", tmp_path / "old" / "best.pt")
+    train(config(tmp_path / "from_old", f"train.resume={tmp_path / 'old' / 'last.pt'}"))
+    from_old = load_checkpoint(tmp_path / "from_old" / "last.pt")["state_dict"]
+    assert all(torch.equal(whole["state_dict"][k], from_old[k]) for k in whole["state_dict"])
     with pytest.raises(CheckpointError, match="resume from last.pt"):
-        train_visual(config(tmp_path / "third", f"train.resume={tmp_path / 'first' / 'best.pt'}"))
+        train(config(tmp_path / "third", f"train.resume={tmp_path / 'first' / 'best.pt'}"))

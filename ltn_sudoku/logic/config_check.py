@@ -10,15 +10,16 @@ is one line on stderr and exit status 2, never Hydra's multi-line report or a tr
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import NoReturn
 
 from hydra.core.override_parser.overrides_parser import OverridesParser
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 from omegaconf.errors import OmegaConfBaseException
 
 from ltn_sudoku.logic.labels import resolve_techniques
+from ltn_sudoku.logic.load import model_kind
 from ltn_sudoku.logic.model import ModelConfig
 from ltn_sudoku.logic.operators import build_operators
 from ltn_sudoku.logic.schema import compose_config, rule_violations
@@ -37,18 +38,18 @@ def _first_line(error: BaseException) -> str:
     return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
 
-def cross_field_violations(cfg: DictConfig, entry: str) -> Iterator[str]:
-    """The rules between keys, each as one line naming the key to change."""
-    if OmegaConf.select(cfg, "model.kind") == "visual":
-        if entry != "train":
-            yield (f"model={cfg.model.name}: visual models are trained and scored by `python -m ltn_sudoku.train` "
-                   "(test figures in its metrics.json) and scripts/bench_visual.py")
-        folder = Path(str(cfg.data.mnist_path))
-        missing = [name for pair in FILES.values() for name in pair if not (folder / name).is_file()]
-        if missing:
-            yield (f"data.mnist_path={folder}: MNIST idx files not found there ({', '.join(missing)}; "
-                   f"looked in {folder.resolve()})")
-        return
+def _visual_rules(cfg: DictConfig, entry: str) -> Iterator[str]:
+    if entry != "train":
+        yield (f"model={cfg.model.name}: visual models are trained and scored by `python -m ltn_sudoku.train` "
+               "(test figures in its metrics.json) and scripts/bench_visual.py")
+    folder = Path(str(cfg.data.mnist_path))
+    missing = [name for pair in FILES.values() for name in pair if not (folder / name).is_file()]
+    if missing:
+        yield (f"data.mnist_path={folder}: MNIST idx files not found there ({', '.join(missing)}; "
+               f"looked in {folder.resolve()})")
+
+
+def _board_rules(cfg: DictConfig, entry: str) -> Iterator[str]:
     try:
         resolve_techniques(list(cfg.model.techniques), int(cfg.model.size))
     except (KeyError, ValueError) as e:
@@ -59,6 +60,15 @@ def cross_field_violations(cfg: DictConfig, entry: str) -> Iterator[str]:
         build_operators(cfg.logic)
     except (TypeError, ValueError, KeyError, OmegaConfBaseException) as e:
         yield f"model / logic config: {type(e).__name__}: {_first_line(e)}"
+
+
+# model.kind -> its rules between keys (the kinds of ltn_sudoku/logic/train.py's TASKS)
+KIND_RULES: dict[str, Callable[[DictConfig, str], Iterator[str]]] = {"board": _board_rules, "visual": _visual_rules}
+
+
+def cross_field_violations(cfg: DictConfig, entry: str) -> Iterator[str]:
+    """The rules between keys, each as one line naming the key to change."""
+    yield from KIND_RULES[model_kind(cfg)](cfg, entry)
 
 
 def config_problem(cfg: DictConfig, entry: str) -> str | None:

@@ -25,19 +25,18 @@ from typing import Any, TypeVar
 
 import torch
 import torch.distributed as dist
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.tensorboard import SummaryWriter
 
-from ltn_sudoku.logic.data import BoardSet
 from ltn_sudoku.logic.device import resolve_device, to_list
-from ltn_sudoku.logic.model import LtnSudoku
-from ltn_sudoku.logic.objective import BatchResult, Groundings, objective
-from ltn_sudoku.logic.operators import Operators
+from ltn_sudoku.logic.objective import BatchResult, Groundings, local
+from ltn_sudoku.logic.task import Shardable, Step
 
 T = TypeVar("T")
-LossFn = Callable[[Operators, BoardSet, bool], BatchResult]
+S = TypeVar("S", bound=Shardable)
+LossFn = Callable[[Any], BatchResult]  # a global batch -> the objective (on this process's shard under DDP)
 
 
 @dataclass(frozen=True)
@@ -87,8 +86,6 @@ def process_group(cfg: DictConfig) -> Iterator[Process]:
     if (launched_world_size() <= 1 and not under_torchrun) or current().distributed:
         yield current()
         return
-    if OmegaConf.select(cfg, "model.kind") == "visual":
-        raise ValueError("model=visual_* trains in one process (its own loop): run it without torchrun / tasks > 1")
     if "RANK" not in os.environ:
         import submitit
 
@@ -106,7 +103,7 @@ def process_group(cfg: DictConfig) -> Iterator[Process]:
         dist.destroy_process_group()
 
 
-def shard(batch: BoardSet, process: Process) -> BoardSet:
+def shard(batch: S, process: Process) -> S:
     """This process's contiguous part of a global batch (parts differ in length by at most one; some may be empty)."""
     if not process.distributed:
         return batch
@@ -171,18 +168,18 @@ def from_main(value: T, process: Process) -> T:
 
 
 class _Objective(nn.Module):
-    """The objective as a module, so DDP sees a forward (its gradient hooks are armed there)."""
+    """A task's objective as a module, so DDP sees a forward (its gradient hooks are armed there)."""
 
-    def __init__(self, model: LtnSudoku) -> None:
+    def __init__(self, model: nn.Module, step: Step, process: Process) -> None:
         super().__init__()
-        self.model = model
+        self.model, self.step, self.process = model, step, process
 
-    def forward(self, ops: Operators, batch: BoardSet, supervised: bool) -> BatchResult:
-        return objective(self.model, ops, batch, supervised, gather=gather_groundings)
+    def forward(self, batch: Shardable) -> BatchResult:
+        return self.step(self.model, shard(batch, self.process), gather_groundings)
 
 
-def loss_function(model: LtnSudoku, cfg: DictConfig, process: Process) -> LossFn:
-    """The training loss of one (global) batch on this process: the objective on its shard under DDP when
+def loss_function(model: nn.Module, cfg: DictConfig, process: Process, step: Step) -> LossFn:
+    """The training loss of one (global) batch on this process: the task's `step` on its shard under DDP when
     distributed, in bf16 autocast with train.amp, with hasValue's network compiled with train.compile."""
     if cfg.train.get("compile"):
         model.has_value.compile()  # in place: the state_dict keys (checkpoints) stay as they are
@@ -190,17 +187,17 @@ def loss_function(model: LtnSudoku, cfg: DictConfig, process: Process) -> LossFn
     amp = bool(cfg.train.get("amp"))
     if process.distributed:
         # find_unused_parameters: rules-only runs leave some heads without gradient on some batches
-        ddp = DistributedDataParallel(_Objective(model), find_unused_parameters=True)
+        ddp = DistributedDataParallel(_Objective(model, step, process), find_unused_parameters=True)
 
-        def compute(ops: Operators, batch: BoardSet, supervised: bool) -> BatchResult:
-            return ddp(ops, shard(batch, process), supervised)
+        def compute(batch: Any) -> BatchResult:
+            return ddp(batch)
     else:
-        def compute(ops: Operators, batch: BoardSet, supervised: bool) -> BatchResult:
-            return objective(model, ops, batch, supervised)
+        def compute(batch: Any) -> BatchResult:
+            return step(model, batch, local)
 
-    def loss(ops: Operators, batch: BoardSet, supervised: bool) -> BatchResult:
+    def loss(batch: Any) -> BatchResult:
         with torch.autocast(device_type, dtype=torch.bfloat16, enabled=amp):
-            return compute(ops, batch, supervised)
+            return compute(batch)
 
     return loss
 

@@ -32,7 +32,7 @@ from ltn_sudoku.logic.theory import (BOARD_THEORY, Grounded, Theory, kb_steps, l
 Groundings = dict[str, Grounded]  # axiom name (rule axioms: "<name>@<1-based step>") -> its per-board truths
 Gather = Callable[[Groundings], Groundings]
 
-__all__ = ["BatchResult", "Gather", "Groundings", "close_and_aggregate", "ground", "kb_steps", "objective"]
+__all__ = ["BatchResult", "Gather", "Groundings", "close_and_aggregate", "ground", "kb_steps", "local", "objective"]
 
 
 @dataclass
@@ -110,12 +110,13 @@ def close_and_aggregate(theory: Theory, ops: Operators, grounded: Groundings, sw
     return BatchResult(loss_of(theory, sat_agg(theory, ops, list(formulas.values()), weights)), report)
 
 
-def _local(grounded: Groundings) -> Groundings:
+def local(grounded: Groundings) -> Groundings:
+    """One process's gathering of per-board truths: the identity (several: distributed.gather_groundings)."""
     return grounded
 
 
 def objective(model: LtnSudoku, ops: Operators, batch: BoardSet, supervised: bool = False,
-              gather: Gather = _local) -> BatchResult:
+              gather: Gather = local) -> BatchResult:
     """1 − SatAgg(KB) on a batch of open boards (solvable and impossible), with each axiom's satisfaction.
 
     `gather` is for data-parallel training (ltn_sudoku.logic.distributed.gather_groundings), where `batch` is this

@@ -59,7 +59,7 @@ class VisualLtn(nn.Module):
         self.calibration = nn.Parameter(torch.tensor([2.0, 0.3]))  # (log scale, offset) of isCorrect
         # names[i] = the digit (0-based) that the reader's i-th output is called when a board is read off. The rules
         # cannot tell digits apart, so the learned outputs are digits only up to a renaming; training leaves this the
-        # identity, and train_visual sets it afterwards from the validation boards, for display only (docs/visual.md).
+        # identity, and the visual task sets it after training from the validation boards, for display only (docs/visual.md).
         self.register_buffer("names", torch.arange(config.size), persistent=False)
 
     def has_value(self, images: torch.Tensor) -> torch.Tensor:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from ltn_sudoku.logic.objective import BatchResult, Gather, Groundings, close_and_aggregate
+from ltn_sudoku.logic.objective import BatchResult, Gather, Groundings, close_and_aggregate, local
 from ltn_sudoku.logic.operators import Operators
 from ltn_sudoku.logic.theory import LABELLED, VISUAL_THEORY, Grounded
 from ltn_sudoku.logic.visual.abduce import NO_GRID
@@ -47,13 +47,9 @@ def ground(model: VisualLtn, ops: Operators, images: torch.Tensor, valid: torch.
     return out
 
 
-def _local(grounded: Groundings) -> Groundings:
-    return grounded
-
-
 def objective(model: VisualLtn, ops: Operators, images: torch.Tensor, valid: torch.Tensor, rules_weight: float,
               labels_teach_reader: bool = False, abduced: torch.Tensor | None = None, abduce_weight: float = 0.0,
-              gather: Gather = _local) -> BatchResult:
+              gather: Gather = local) -> BatchResult:
     """−log SatAgg(labelled axioms [, rules on valid] [, abduced grids on valid]) on one batch of boards, with each
     selected axiom's satisfaction. `gather`: as for the board objective (ltn_sudoku.logic.objective)."""
     switches: dict[str, object] = {"train.rules_weight": rules_weight, "train.abduce_weight": abduce_weight}

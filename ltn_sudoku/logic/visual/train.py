@@ -1,37 +1,35 @@
-"""The visual trainer: `python -m ltn_sudoku.train model=visual_4x4` (ltn_sudoku.train hands visual configs here).
+"""The visual models' part of training: `VisualTask` (a `TrainingTask`, ltn_sudoku/logic/task.py), which the one loop
+(ltn_sudoku/logic/train.py: `python -m ltn_sudoku.train model=visual_4x4`) drives, with DDP and resume as for every
+kind; also augmentation, abduction per epoch and the held-out test figures.
 
-Training reads `BoardImages` only (cell images and valid / invalid board labels): `fit` has no way to receive a
+Training reads `BoardImages` only (cell images and valid / invalid board labels): the task has no way to receive a
 digit label, and model selection uses the validation boards' labels, not their digits. The loss is 1 − SatAgg of
 the labelled axioms ∀b:valid(b) isCorrect(b), ∀b:¬valid(b) ¬isCorrect(b) and, with weight `train.rules_weight`,
 of the rule axioms themselves on the valid boards (the knowledge base says a valid board satisfies them all; this is
 the same fact as the first labelled axiom, without the calibration in between; see
-ltn_sudoku/logic/visual/objective.py for which part teaches the reader). A run writes last.pt (weights, resolved config, epoch and
-the training state: `train.resume=.../last.pt` goes on from there as an uninterrupted run would) / best.pt (weights,
-config, epoch, through ltn_sudoku.logic.checkpoint), TensorBoard events under tb/, and metrics.json with the
-held-out test figures.
+ltn_sudoku/logic/visual/objective.py for which part teaches the reader). Beyond the loop's files, best.pt holds the
+digits' display names and MAP decoding's τ, last.pt the seeded generator of batches and augmentation, and
+metrics.json the held-out test figures.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import math
-import time
-from collections.abc import Callable
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 from omegaconf import DictConfig, OmegaConf
-from torch.utils.tensorboard import SummaryWriter
-from tqdm import tqdm
 
-from ltn_sudoku.io import atomic_write_text
-from ltn_sudoku.logic.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.device import device_of, to_numpy
+from ltn_sudoku.logic.objective import BatchResult, Gather
 from ltn_sudoku.logic.operators import Operators, build_operators
-from ltn_sudoku.logic.runtime import configure_torch, run_directory
+from ltn_sudoku.logic.task import EpochBatches, Outcome, Step, Writer
 from ltn_sudoku.logic.visual.abduce import NO_GRID, SELF_TRAIN_FROM, abduced_grids
 from ltn_sudoku.logic.visual.baselines import minibatches, read_probabilities
 from ltn_sudoku.logic.visual.boards import BoardImages
@@ -116,80 +114,6 @@ def map_decoding_accuracy(model: VisualLtn, val: BoardImages, t: DictConfig, epo
     return best_threshold_accuracy(margin, val.valid)
 
 
-def fit(model: VisualLtn, ops: Operators, train: BoardImages, val: BoardImages, cfg: DictConfig,
-        writer: SummaryWriter | None,
-        on_epoch: Callable[[int, bool, dict[str, float], dict[str, Any]], None] | None = None,
-        resumed: dict[str, Any] | None = None) -> dict[str, float]:
-    """Train on board images and board labels only; returns the best epoch's validation figures.
-
-    `on_epoch(epoch, improved, metrics, state)` is called after each epoch (checkpointing; `state` is what a resumed
-    run needs: optimizer, the seeded generator's state, best, stale, boards seen, CPU seconds); it never sees digits.
-    `resumed`: such a state and its epoch (a last.pt's extra), to go on from the next epoch as an uninterrupted run."""
-    t = cfg.train
-    device = torch.device(str(cfg.get("device_resolved", "cpu")))
-    images, valid = torch.from_numpy(train.images).to(device), torch.from_numpy(train.valid).to(device)
-    val_images, val_valid = torch.from_numpy(val.images).to(device), val.valid
-    optimizer = torch.optim.Adam(model.parameters(), lr=float(t.lr))
-    generator = torch.Generator().manual_seed(int(cfg.seed))
-    monitor = str(t.get("monitor", VISUAL_MONITORS[0]))
-    best: dict[str, float] = {monitor: -math.inf}
-    stale, seen, elapsed, start_epoch = 0, 0, 0.0, 0
-    if resumed is not None:
-        optimizer.load_state_dict(resumed["optimizer"])
-        generator.set_state(resumed["generator"])
-        best, stale, seen = dict(resumed["best"]), int(resumed["stale"]), int(resumed["boards_seen"])
-        elapsed, start_epoch = float(resumed["train_seconds"]), int(resumed["epoch"]) + 1
-        if stale > int(t.patience):
-            return best
-    for epoch in range(start_epoch, int(t.epochs)):
-        started = time.process_time()
-        model.train()
-        abduced = abduction(model, train, t, epoch)
-        with_grid = 0.0
-        if abduced is not None and bool(valid.any()):
-            with_grid = float((abduced[to_numpy(valid)][:, 0] != NO_GRID).sum()) / int(valid.sum())
-            if writer is not None:
-                writer.add_scalar("abduce/valid_boards_with_grid", with_grid, seen)
-        # rotation and scaling wait for abduction to explain half the valid boards when asked (the 9x9 model): with
-        # them from the start one 9x9 split never left the rules-only phase (docs/visual.md)
-        warp = not bool(t.get("warp_once_explained", False)) or with_grid >= SELF_TRAIN_FROM
-        degrees, scale = (float(t.get("rotate", 0.0)), float(t.get("scale", 0.0))) if warp else (0.0, 0.0)
-        batches = list(minibatches(len(valid), int(t.batch_size), generator))
-        for rows in tqdm(batches, desc=f"epoch {epoch + 1}/{t.epochs}", unit="batch", disable=not t.progress):
-            batch = warped(images[rows], int(t.get("shift", 0)), degrees, scale, generator)
-            result = objective(model, ops, batch, valid[rows], float(t.rules_weight), bool(t.labels_teach_reader),
-                               None if abduced is None else abduced[rows].to(device),  # host grids
-                               float(t.get("abduce_weight", 0.0)))
-            loss, parts = result.loss, result.satisfaction
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            seen += len(rows)
-            if writer is not None:
-                writer.add_scalar("train/loss", loss.item(), seen)
-                for name, value in parts.items():
-                    writer.add_scalar(f"sat/{name}", value, seen)
-        elapsed += time.process_time() - started
-        model.eval()
-        predicted = to_numpy(is_correct_truth(model, ops, val_images) > 0.5)
-        metrics = {**BoardScores.of(predicted, val_valid).as_dict("val"), "train/epoch": epoch + 1,
-                   "train/boards_seen": seen, "train/cpu_seconds": elapsed}
-        if monitor == VISUAL_MONITORS[1]:
-            metrics[monitor] = map_decoding_accuracy(model, val, t, epoch)
-        if writer is not None:
-            for name, value in metrics.items():
-                writer.add_scalar(name, value, seen)
-        improved = metrics[monitor] >= best[monitor]  # a tie: the later, longer trained
-        best, stale = (metrics, 0) if improved else (best, stale + 1)
-        if on_epoch is not None:
-            on_epoch(epoch, improved, metrics, {"optimizer": optimizer.state_dict(), "generator": generator.get_state(),
-                                                "best": best, "stale": stale, "boards_seen": seen,
-                                                "train_seconds": elapsed})
-        if stale > int(t.patience):
-            break
-    return best
-
-
 def test_metrics(model: VisualLtn, ops: Operators, data: VisualData) -> dict[str, float]:
     """Held-out figures: isCorrect's board accuracy, the exact check of the read digits, MAP decoding of the readings
     (learned reader + symbolic reasoning; τ from the validation boards' labels, ltn_sudoku.logic.visual.decode),
@@ -218,71 +142,121 @@ def name_digits(model: VisualLtn, data: VisualData) -> list[int]:
     return [int(x) for x in names]
 
 
-def train_visual(cfg: DictConfig, data: VisualData | None = None) -> dict[str, float]:
-    """Train one visual model as configured; returns (and writes to metrics.json) validation and test figures.
+@dataclass(frozen=True)
+class VisualBatch:
+    """One batch of training boards: their (augmented) images, board labels and abduced grids (or None)."""
 
-    `data` replaces the boards the config would build (tests pass their own)."""
-    configure_torch(cfg)
-    run_dir = run_directory(cfg)
-    model_config = VisualConfig.from_cfg(OmegaConf.to_container(cfg.model, resolve=True))  # type: ignore[arg-type]
-    n = model_config.size
-    data = data if data is not None else build_data(n, cfg.data, int(cfg.seed))
-    torch.manual_seed(int(cfg.seed))
-    model = VisualLtn(model_config).to(cfg.device_resolved)
-    ops = build_operators(cfg.logic)
-    resolved = OmegaConf.to_container(cfg, resolve=True)
-    resumed = resume(cfg, model, run_dir)
-    writer = SummaryWriter(str(run_dir / "tb"), purge_step=None if resumed is None else int(resumed["boards_seen"]))
-    wall = time.perf_counter()
+    images: torch.Tensor
+    valid: torch.Tensor
+    abduced: torch.Tensor | None
 
-    def checkpoint(epoch: int, improved: bool, metrics: dict[str, float], state: dict[str, Any]) -> None:
-        extra = {"epoch": epoch, "metrics": metrics}
-        save_checkpoint(run_dir / "last.pt", n, resolved, model.state_dict(),  # type: ignore[arg-type]
-                        {**extra, **state})
-        if improved:
-            save_checkpoint(run_dir / "best.pt", n, resolved, model.state_dict(), extra)  # type: ignore[arg-type]
+    def __len__(self) -> int:
+        return len(self.valid)
+
+    def select(self, rows: torch.Tensor) -> VisualBatch:
+        return VisualBatch(self.images[rows], self.valid[rows], None if self.abduced is None else self.abduced[rows])
+
+
+class VisualTask:
+    """Training of a visual model (a `TrainingTask`, ltn_sudoku/logic/task.py) on board images and board labels only:
+    nothing here can receive a digit label; model selection reads the validation boards' labels, not their digits."""
+
+    ties_improve = True  # a tie: the later, longer trained
+
+    def __init__(self, cfg: DictConfig, data: VisualData | None = None) -> None:
+        self.cfg = cfg
+        config = VisualConfig.from_cfg(OmegaConf.to_container(cfg.model, resolve=True))  # type: ignore[arg-type]
+        self.data = data if data is not None else build_data(config.size, cfg.data, int(cfg.seed))
+        torch.manual_seed(int(cfg.seed))
+        self.device = torch.device(str(cfg.device_resolved))
+        self.model = VisualLtn(config).to(self.device)
+        self.ops = build_operators(cfg.logic)
+        self.monitor = str(cfg.train.get("monitor", VISUAL_MONITORS[0]))
+        train = self.data.train.boards
+        self.images = torch.from_numpy(train.images).to(self.device)
+        self.valid = torch.from_numpy(train.valid).to(self.device)
+        self.val_images = torch.from_numpy(self.data.val.boards.images).to(self.device)
+        self.train_size = len(train.valid)
+        self.generator = torch.Generator().manual_seed(int(cfg.seed))  # batch order and augmentation
+
+    def optimizer(self) -> torch.optim.Optimizer:
+        return torch.optim.Adam(self.model.parameters(), lr=float(self.cfg.train.lr))
+
+    def step(self) -> Step:
+        t, ops = self.cfg.train, self.ops
+        rules_weight, teach = float(t.rules_weight), bool(t.labels_teach_reader)
+        abduce_weight = float(t.get("abduce_weight", 0.0))
+
+        def step(model: torch.nn.Module, batch: VisualBatch, gather: Gather) -> BatchResult:
+            return objective(model, ops, batch.images, batch.valid, rules_weight, teach,  # type: ignore[arg-type]
+                             batch.abduced, abduce_weight, gather=gather)
+
+        return step
+
+    def epoch(self, epoch: int, writer: Writer, seen: int) -> EpochBatches:
+        t = self.cfg.train
+        abduced = abduction(self.model, self.data.train.boards, t, epoch)
+        with_grid = 0.0
+        if abduced is not None and bool(self.valid.any()):
+            with_grid = float((abduced[to_numpy(self.valid)][:, 0] != NO_GRID).sum()) / int(self.valid.sum())
+            writer.add_scalar("abduce/valid_boards_with_grid", with_grid, seen)
+        # rotation and scaling wait for abduction to explain half the valid boards when asked (the 9x9 model): with
+        # them from the start one 9x9 split never left the rules-only phase (docs/visual.md)
+        warp = not bool(t.get("warp_once_explained", False)) or with_grid >= SELF_TRAIN_FROM
+        degrees, scale = (float(t.get("rotate", 0.0)), float(t.get("scale", 0.0))) if warp else (0.0, 0.0)
+        order = list(minibatches(len(self.valid), int(t.batch_size), self.generator))
+
+        def batches() -> Iterator[VisualBatch]:  # augmented as the loop reaches each: one batch of images at a time
+            for rows in order:
+                yield VisualBatch(warped(self.images[rows], int(t.get("shift", 0)), degrees, scale, self.generator),
+                                  self.valid[rows], None if abduced is None else abduced[rows].to(self.device))
+
+        return EpochBatches(batches(), len(order))
+
+    def validate(self, epoch: int) -> dict[str, float]:
+        self.model.eval()
+        predicted = to_numpy(is_correct_truth(self.model, self.ops, self.val_images) > 0.5)
+        metrics = BoardScores.of(predicted, self.data.val.boards.valid).as_dict("val")
+        if self.monitor == VISUAL_MONITORS[1]:
+            metrics[self.monitor] = map_decoding_accuracy(self.model, self.data.val.boards, self.cfg.train, epoch)
+        return metrics
+
+    def checkpoint_extra(self) -> dict[str, Any]:
+        return {}
+
+    def training_state(self) -> dict[str, Any]:
+        return {"generator": self.generator.get_state()}
+
+    def restore(self, extra: Mapping[str, Any], start_epoch: int) -> None:
+        self.generator.set_state(extra["generator"])
+
+    def load_weights(self, state_dict: Mapping[str, torch.Tensor]) -> None:
+        self.model.load_state_dict(state_dict)
+
+    def describe(self, metrics: Mapping[str, float]) -> str:
         decoded = metrics.get(VISUAL_MONITORS[1])
-        LOG.info("epoch %d: val board accuracy %.4f%s%s", epoch + 1, metrics["val/board_accuracy"],
-                 "" if decoded is None else f", with MAP decoding {decoded:.4f}", " (best)" if improved else "")
+        return (f"val board accuracy {metrics['val/board_accuracy']:.4f}"
+                + ("" if decoded is None else f", with MAP decoding {decoded:.4f}"))
 
-    best = fit(model, ops, data.train.boards, data.val.boards, cfg, writer, checkpoint, resumed)
-    payload = load_checkpoint(run_dir / "best.pt", n)
-    model.load_state_dict(payload["state_dict"])
-    names = name_digits(model, data)
-    metrics = {**best, **test_metrics(model, ops, data), "train/wall_seconds": time.perf_counter() - wall,
-               "train/boards": float(len(data.train))}
-    save_checkpoint(run_dir / "best.pt", n, resolved, model.state_dict(),  # type: ignore[arg-type]
-                    {**payload["extra"], "digit_names": names, "map_tau": metrics["test/map_decoding/tau"]})
-    writer.add_hparams({k: v for k, v in _flat(resolved).items()}, {k: v for k, v in metrics.items()
-                                                                     if math.isfinite(v)}, run_name="hparams")
-    writer.close()
-    atomic_write_text(run_dir / "metrics.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
-    LOG.info("test: isCorrect board accuracy %.4f, digit accuracy %.4f", metrics["test/board_accuracy"],
-             metrics["test/digit_accuracy"])
-    return metrics
+    def finish(self, outcome: Outcome, run_dir: Path, config: dict[str, Any], is_main: bool) -> dict[str, float]:
+        """The best epoch's validation figures and, on rank 0, the held-out test figures of best.pt, which then also
+        holds the digits' display names and MAP decoding's τ."""
+        if not is_main:
+            return dict(outcome.best)
+        n = self.model.n
+        payload = load_checkpoint(run_dir / "best.pt", n)
+        self.model.load_state_dict(payload["state_dict"])
+        names = name_digits(self.model, self.data)
+        metrics = {**outcome.best, **test_metrics(self.model, self.ops, self.data),
+                   "train/boards": float(len(self.data.train))}
+        save_checkpoint(run_dir / "best.pt", n, config, self.model.state_dict(),
+                        {**payload["extra"], "digit_names": names, "map_tau": metrics["test/map_decoding/tau"]})
+        LOG.info("test: isCorrect board accuracy %.4f, digit accuracy %.4f", metrics["test/board_accuracy"],
+                 metrics["test/digit_accuracy"])
+        return metrics
 
-
-def resume(cfg: DictConfig, model: VisualLtn, run_dir: Path) -> dict[str, Any] | None:
-    """With train.resume=PATH (a last.pt): its weights into `model`, its best.pt copied into this run's folder (the
-    best epoch so far), and its training state for `fit`; None without."""
-    path = cfg.train.get("resume")
-    if not path:
-        return None
-    payload = load_checkpoint(path, model.n)
-    model.load_state_dict(payload["state_dict"])
-    if "optimizer" not in payload["extra"]:
-        raise CheckpointError(f"{path}: no training state to resume from (a best.pt? resume from last.pt)")
-    best = Path(str(path)).with_name("best.pt")
-    if best.resolve() != (run_dir / "best.pt").resolve():
-        previous = load_checkpoint(best, model.n)
-        save_checkpoint(run_dir / "best.pt", model.n, previous["config"], previous["state_dict"], previous["extra"])
-    return payload["extra"]
-
-
-def _flat(resolved: Any) -> dict[str, Any]:
-    """Scalar hyperparameters of the model, logic, train and data groups (TensorBoard's HParams tab)."""
-    return {f"{group}.{k}": v for group in ("model", "logic", "train", "data")
-            for k, v in resolved.get(group, {}).items() if isinstance(v, (int, float, str, bool))}
+    def provenance(self) -> dict[str, Any]:
+        return {}
 
 
 def board_predictions(model: VisualLtn, ops: Operators, boards: BoardImages) -> tuple[np.ndarray, np.ndarray]:
