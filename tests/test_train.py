@@ -239,3 +239,18 @@ def test_a_board_file_joins_the_training_puzzles_under_its_stated_origin(tmp_pat
     bad.write_text("1234" + "." * 12 + "\n" + "11" + "." * 14 + "\n")
     with pytest.raises(FormatError, match=r"bad.txt:2: a board without a solution"):
         data.from_file(bad, 4, "generated")
+
+
+def test_the_entry_point_refuses_a_checkpoint_it_cannot_resume_in_one_line(trained: Path, tmp_path: Path) -> None:
+    """`python -m ltn_sudoku.train train.resume=best.pt` (no optimizer state) and a damaged train.init_from: exit 2
+    and one line naming the file, not a traceback."""
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    broken = tmp_path / "broken.pt"
+    broken.write_bytes((trained / "best.pt").read_bytes()[:500])
+    for override, expected in ((f"train.resume={trained / 'best.pt'}", "no training state to resume from"),
+                               (f"train.init_from={broken}", "not a readable checkpoint")):
+        done = subprocess.run([sys.executable, "-m", "ltn_sudoku.train", "model=4x4", f"run_dir={tmp_path / 'run'}",
+                               *TINY, "train.epochs=1", override], cwd=REPO_ROOT, capture_output=True, text=True,
+                              env=env, timeout=300)
+        assert done.returncode == 2, done.stderr
+        assert expected in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
