@@ -30,6 +30,10 @@ class StateCache(Generic[K, V]):
         self._items[key] = value
         return value
 
+    def clear(self) -> None:
+        """Forget every result (tests compare a cached finder with a fresh search)."""
+        self._items.clear()
+
 
 def state_key(grid: CandidateGrid) -> tuple[int, ...]:
     """What candidate-based searches depend on: the candidate masks (placed cells have mask 0)."""
