@@ -1,4 +1,4 @@
-"""The finders that remember what they found for a part of the grid (a digit's places, a line-box pair's cells)
+"""The finders that remember what they found for a part of the grid (a digit's places, a unit's or a line-box pair's cells)
 across a solving path's steps (issue 29) give exactly what a fresh search gives, step for step and in order, on the
 grids of real top1465 solving paths."""
 
@@ -13,17 +13,21 @@ import pytest
 from ltn_sudoku.candidates import CandidateGrid, Step
 from ltn_sudoku.heuristics import answer_q3
 from ltn_sudoku.io import parse_board_text
-from ltn_sudoku.techniques import fish, sue_de_coq
+from ltn_sudoku.techniques import fish, single_digit, subsets, sue_de_coq
 from ltn_sudoku.techniques.cache import StateCache
 from scripts.record_q3_answers import FIXTURE
 
 BOARDS = 4  # top1465 boards whose whole solving paths are walked
 
-MEMOS: list[StateCache] = [fish._BASIC_FISH, fish._FINNED_FISH, fish._FINNED_SEARCHES, sue_de_coq._PAIR_FINDS]
+MEMOS: list[StateCache] = [fish._BASIC_FISH, fish._FINNED_FISH, fish._FINNED_SEARCHES, sue_de_coq._PAIR_FINDS,
+                           single_digit._DIGIT_STEPS, subsets._HIDDEN]
 FINDERS: list[Callable[[CandidateGrid], list[Step]]] = [
     fish.find_x_wings, fish.find_swordfish, fish.find_jellyfish, fish.find_finned_x_wings, fish.find_sashimi_x_wings,
     fish.find_finned_swordfish, fish.find_sashimi_swordfish, fish.find_finned_jellyfish, fish.find_sashimi_jellyfish,
-    sue_de_coq.find_sue_de_coq,
+    sue_de_coq.find_sue_de_coq, single_digit.find_skyscrapers, single_digit.find_two_string_kites,
+    single_digit.find_turbot_fish, single_digit.find_empty_rectangles,
+    lambda g: single_digit.find_empty_rectangles(g, two_candidates=True), subsets.find_hidden_pairs,
+    subsets.find_hidden_triples, subsets.find_hidden_quadruples,
 ]
 
 
@@ -52,4 +56,4 @@ def test_memoized_finders_find_what_a_fresh_search_finds(grids: list[CandidateGr
         for memo in MEMOS:
             memo.clear()  # the first call of each search on this grid is fresh; the finned-sashimi pairs share one
         for finder, steps in zip(FINDERS, per_grid):
-            assert finder(g) == steps, f"{finder.__name__} on\n{g.pencil_marks()}"
+            assert finder(g) == steps, f"{getattr(finder, '__name__', finder)} on\n{g.pencil_marks()}"

@@ -15,6 +15,7 @@ from typing import Callable, Iterator, Sequence
 from ltn_sudoku.board import Geometry, iter_bits
 from ltn_sudoku.candidates import Assignment, CandidateGrid, Step, mask_digits
 from ltn_sudoku.techniques.base import Technique, make_step
+from ltn_sudoku.techniques.cache import StateCache
 
 SUBSET_NAMES: dict[int, str] = {2: "Pair", 3: "Triple", 4: "Quadruple"}
 
@@ -119,38 +120,53 @@ def _find_naked(grid: CandidateGrid, size: int) -> list[Step]:
 
 def _find_hidden(grid: CandidateGrid, size: int) -> list[Step]:
     """Digits confined to `size` cells of a unit claim those cells."""
-    geo, masks, digit_cells = grid.geo, grid.masks, grid.digit_cells
-    technique = f"Hidden {SUBSET_NAMES[size]}"
+    masks = grid.masks
     seen: set[tuple[int, int]] = set()
     steps: list[Step] = []
-    for unit, unit_bits in enumerate(geo.unit_bits):
-        open_cells = sum(1 for c in geo.units[unit] if masks[c])
-        if open_cells <= size:
-            continue
-        digits: list[int] = []
-        places: list[int] = []
-        for d in range(1, grid.n + 1):
-            where = digit_cells[d] & unit_bits
-            if where and where.bit_count() <= size:
-                digits.append(d)
-                places.append(where)
-        if len(digits) < size:
-            continue
-        for picks, cell_bits in small_unions(places, size):
-            if cell_bits.bit_count() < size:
-                continue  # more digits than places: a contradiction
-            chosen = tuple(digits[i] for i in picks)
-            digit_mask = sum(1 << (d - 1) for d in chosen)
-            if (cell_bits, digit_mask) in seen:
-                continue
-            seen.add((cell_bits, digit_mask))
-            cells = tuple(iter_bits(cell_bits))
-            eliminations = [(c, d) for c in cells for d in mask_digits(masks[c] & ~digit_mask)]
-            if eliminations:
-                pattern = f"{','.join(map(str, chosen))} in {geo.cells_name(cells)}"
-                steps.append(make_step(grid, technique, pattern, eliminations=eliminations, cells=cells,
-                                       digits=chosen, units=[unit]))
+    for unit, unit_cells in enumerate(grid.geo.units):
+        state = (grid.n, size, unit, tuple([masks[c] for c in unit_cells]))
+        for key, step in _HIDDEN.get(state, lambda: _hidden_in_unit(grid, size, unit)):
+            if key not in seen:  # a subset lying in two units (a line and a box) is one step
+                seen.add(key)
+                steps.append(step)
     return steps
+
+
+# The hidden subsets of one unit, keyed by (side, size, unit, its cells' candidates): all they read, so along a
+# solving path (a few cells change per step) the other units cost no search (issue 29).
+_HIDDEN: StateCache[tuple[int, int, int, tuple[int, ...]], list[tuple[tuple[int, int], Step]]] = StateCache(8192)
+
+
+def _hidden_in_unit(grid: CandidateGrid, size: int, unit: int) -> list[tuple[tuple[int, int], Step]]:
+    """((cells, digits), step) of every hidden subset of one unit that eliminates something, in search order."""
+    geo, masks, digit_cells = grid.geo, grid.masks, grid.digit_cells
+    technique = f"Hidden {SUBSET_NAMES[size]}"
+    unit_bits = geo.unit_bits[unit]
+    found: list[tuple[tuple[int, int], Step]] = []
+    open_cells = sum(1 for c in geo.units[unit] if masks[c])
+    if open_cells <= size:
+        return found
+    digits: list[int] = []
+    places: list[int] = []
+    for d in range(1, grid.n + 1):
+        where = digit_cells[d] & unit_bits
+        if where and where.bit_count() <= size:
+            digits.append(d)
+            places.append(where)
+    if len(digits) < size:
+        return found
+    for picks, cell_bits in small_unions(places, size):
+        if cell_bits.bit_count() < size:
+            continue  # more digits than places: a contradiction
+        chosen = tuple(digits[i] for i in picks)
+        digit_mask = sum(1 << (d - 1) for d in chosen)
+        cells = tuple(iter_bits(cell_bits))
+        eliminations = [(c, d) for c in cells for d in mask_digits(masks[c] & ~digit_mask)]
+        if eliminations:
+            pattern = f"{','.join(map(str, chosen))} in {geo.cells_name(cells)}"
+            found.append(((cell_bits, digit_mask), make_step(grid, technique, pattern, eliminations=eliminations,
+                                                             cells=cells, digits=chosen, units=[unit])))
+    return found
 
 
 def find_naked_pairs(grid: CandidateGrid) -> list[Step]:
