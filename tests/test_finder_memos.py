@@ -13,21 +13,22 @@ import pytest
 from ltn_sudoku.candidates import CandidateGrid, Step
 from ltn_sudoku.heuristics import answer_q3
 from ltn_sudoku.io import parse_board_text
-from ltn_sudoku.techniques import fish, single_digit, subsets, sue_de_coq
+from ltn_sudoku.techniques import fish, intersections, single_digit, subsets, sue_de_coq
 from ltn_sudoku.techniques.cache import StateCache
 from scripts.record_q3_answers import FIXTURE
 
 BOARDS = 4  # top1465 boards whose whole solving paths are walked
 
 MEMOS: list[StateCache] = [fish._BASIC_FISH, fish._FINNED_FISH, fish._FINNED_SEARCHES, sue_de_coq._PAIR_FINDS,
-                           single_digit._DIGIT_STEPS, subsets._HIDDEN]
+                           single_digit._DIGIT_STEPS, subsets._HIDDEN, subsets._NAKED]
 FINDERS: list[Callable[[CandidateGrid], list[Step]]] = [
     fish.find_x_wings, fish.find_swordfish, fish.find_jellyfish, fish.find_finned_x_wings, fish.find_sashimi_x_wings,
     fish.find_finned_swordfish, fish.find_sashimi_swordfish, fish.find_finned_jellyfish, fish.find_sashimi_jellyfish,
     sue_de_coq.find_sue_de_coq, single_digit.find_skyscrapers, single_digit.find_two_string_kites,
     single_digit.find_turbot_fish, single_digit.find_empty_rectangles,
     lambda g: single_digit.find_empty_rectangles(g, two_candidates=True), subsets.find_hidden_pairs,
-    subsets.find_hidden_triples, subsets.find_hidden_quadruples,
+    subsets.find_hidden_triples, subsets.find_hidden_quadruples, subsets.find_naked_pairs, subsets.find_naked_triples,
+    subsets.find_naked_quadruples, intersections.find_locked_pairs, intersections.find_locked_triples,
 ]
 
 

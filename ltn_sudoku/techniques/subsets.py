@@ -10,6 +10,7 @@ like HoDoKu, an elimination in the rest of the intersection counts for both.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Iterator, Sequence
 
 from ltn_sudoku.board import Geometry, iter_bits
@@ -76,34 +77,59 @@ def naked_subsets(grid: CandidateGrid, size: int, groups: Sequence[Sequence[int]
     The cells are looked for inside each of `groups` (default: every unit; locked subsets pass the box-line
     intersections, where they must lie); eliminations always cover every unit the cells share.
     """
-    geo, masks, n = grid.geo, grid.masks, grid.n
+    masks = grid.masks
     seen: set[int] = set()
     found: list[NakedSubset] = []
-    for unit_cells in geo.units if groups is None else groups:
-        pool = [c for c in unit_cells if masks[c] and masks[c].bit_count() <= size]
-        if len(pool) < size:
-            continue
-        for picks, digit_mask in small_unions([masks[c] for c in pool], size):
-            if digit_mask.bit_count() < size:
-                continue  # fewer digits than cells: a contradiction, not a subset
-            cells = tuple(pool[i] for i in picks)
-            key = sum(1 << c for c in cells)
-            if key in seen:
-                continue
-            seen.add(key)
-            units = shared_units(geo, cells)
-            eliminations: list[Assignment] = []
-            eliminated_in: set[str] = set()
-            for unit in units:
-                for other in geo.units[unit]:
-                    hit = masks[other] & digit_mask
-                    if hit and not key >> other & 1:
-                        eliminations.extend((other, d) for d in mask_digits(hit))
-                        eliminated_in.add("box" if unit >= 2 * n else "line")
-            if not eliminations:
-                continue
+    for group in grid.geo.units if groups is None else groups:
+        group = tuple(group)
+        state = (grid.n, size, group, tuple([masks[c] for c in _reach(grid.geo, group)]))
+        for key, subset in _NAKED.get(state, lambda: _naked_in_group(grid, size, group)):
+            if key not in seen:  # a subset lying in two groups is one
+                seen.add(key)
+                found.append(subset)
+    return found
+
+
+# The naked subsets of one group of cells, keyed by (side, size, the group, the candidates of every cell they read):
+# along a solving path (a few cells change per step) the other groups cost no search (issue 29).
+_NAKED: StateCache[tuple[object, ...], list[tuple[int, NakedSubset]]] = StateCache(8192)
+
+
+@lru_cache(maxsize=None)
+def _reach(geo: Geometry, group: tuple[int, ...]) -> tuple[int, ...]:
+    """The cells a naked subset inside `group` can read: those of every unit holding two or more of its cells."""
+    cells = 0
+    for unit, unit_bits in enumerate(geo.unit_bits):
+        if sum(unit_bits >> c & 1 for c in group) >= 2:
+            cells |= unit_bits
+    return tuple(iter_bits(cells | sum(1 << c for c in group)))
+
+
+def _naked_in_group(grid: CandidateGrid, size: int, group: Sequence[int]) -> list[tuple[int, NakedSubset]]:
+    """(cell set, subset) of every naked subset inside one group that eliminates something, in search order."""
+    geo, masks, n = grid.geo, grid.masks, grid.n
+    found: list[tuple[int, NakedSubset]] = []
+    pool = [c for c in group if masks[c] and masks[c].bit_count() <= size]
+    if len(pool) < size:
+        return found
+    for picks, digit_mask in small_unions([masks[c] for c in pool], size):
+        if digit_mask.bit_count() < size:
+            continue  # fewer digits than cells: a contradiction, not a subset
+        cells = tuple(pool[i] for i in picks)
+        key = sum(1 << c for c in cells)
+        units = shared_units(geo, cells)
+        eliminations: list[Assignment] = []
+        eliminated_in: set[str] = set()
+        for unit in units:
+            for other in geo.units[unit]:
+                hit = masks[other] & digit_mask
+                if hit and not key >> other & 1:
+                    eliminations.extend((other, d) for d in mask_digits(hit))
+                    eliminated_in.add("box" if unit >= 2 * n else "line")
+        if eliminations:
             locked = size <= 3 and eliminated_in == {"box", "line"}
-            found.append(NakedSubset(cells, mask_digits(digit_mask), tuple(units), tuple(eliminations), locked))
+            found.append((key, NakedSubset(cells, mask_digits(digit_mask), tuple(units), tuple(eliminations),
+                                           locked)))
     return found
 
 
