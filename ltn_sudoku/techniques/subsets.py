@@ -81,6 +81,8 @@ def naked_subsets(grid: CandidateGrid, size: int, groups: Sequence[Sequence[int]
     seen: set[int] = set()
     found: list[NakedSubset] = []
     for group in grid.geo.units if groups is None else groups:
+        if sum(1 for c in group if masks[c] and masks[c].bit_count() <= size) < size:
+            continue  # no subset here: cheaper to see than to look up (most groups of an easy board)
         group = tuple(group)
         state = (grid.n, size, group, tuple([masks[c] for c in _reach(grid.geo, group)]))
         for key, subset in _NAKED.get(state, lambda: _naked_in_group(grid, size, group)):
@@ -150,6 +152,8 @@ def _find_hidden(grid: CandidateGrid, size: int) -> list[Step]:
     seen: set[tuple[int, int]] = set()
     steps: list[Step] = []
     for unit, unit_cells in enumerate(grid.geo.units):
+        if sum(1 for c in unit_cells if masks[c]) <= size:
+            continue  # no hidden subset in a unit this empty: cheaper to see than to look up
         state = (grid.n, size, unit, tuple([masks[c] for c in unit_cells]))
         for key, step in _HIDDEN.get(state, lambda: _hidden_in_unit(grid, size, unit)):
             if key not in seen:  # a subset lying in two units (a line and a box) is one step
