@@ -1,6 +1,6 @@
-"""The finders that remember what they found for a part of the grid (a digit's places, a unit's or a line-box pair's cells)
-across a solving path's steps (issue 29) give exactly what a fresh search gives, step for step and in order, on the
-grids of real top1465 solving paths."""
+"""The finders that remember what they found for a part of the grid (a digit's places, a unit's or a line-box
+pair's cells) across a solving path's steps (issue 29) give exactly what a fresh search gives, step for step and in
+order, on the grids of real top1465 solving paths."""
 
 from __future__ import annotations
 
