@@ -18,6 +18,9 @@
   Q1/Q2 alone, + Q3, + the LTN (the default), and the default with Q3's complete survey (the survey before issue 29)
   in the same process, with its ratio; then the whole command on the same rows as a child process (start-up
   included). Peak = the largest resident set of this process or the child.
+- q3profile: where Q3's CPU goes on top1465 (--sample rows, seed 29, the kaggle section's): each technique's finder
+  CPU per board (the memory tracker's timing of every finder call of the solving path), its share of Q3's CPU and its
+  calls per board; --top picks how many techniques are listed.
 - dataset: the default command on the 24,997 real 1M rows (../shared/data/kaggle/kaggle_1m_first24997.csv.gz) into a
   CSV, as child processes: --jobs 1, --jobs 2, --dask with a LocalCluster of 1 and 2 workers (--runs picks). Wall
   seconds, user and system CPU seconds of the whole process tree (the workers included: RUSAGE_CHILDREN), CPU ms per
@@ -29,6 +32,7 @@
     .venv/bin/python scripts/bench_classify.py --sections sizes [--per-file 10]
     .venv/bin/python scripts/bench_classify.py --sections sparse [--sparse-sizes 25 36] [--per-file 10]
     .venv/bin/python scripts/bench_classify.py --sections kaggle [--sample 200]
+    .venv/bin/python scripts/bench_classify.py --sections q3profile [--sample 200] [--top 15]
     .venv/bin/python scripts/bench_classify.py --sections dataset [--runs jobs1 jobs2 dask1 dask2] [--dataset-rows N]
     .venv/bin/python scripts/bench_classify.py --sections allocator [--dataset-rows 1000]
 """
@@ -48,6 +52,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
+
+from tqdm import tqdm
 
 from ltn_sudoku.board import Board, iter_bits
 from ltn_sudoku.exact import count_solutions, random_solutions
@@ -351,6 +357,32 @@ def kaggle_section(args: argparse.Namespace) -> None:
         print(f"{name}: default {defaults[name]:.2f} ms per board {verdict} the {target:g} ms target")
 
 
+def q3_profile_section(args: argparse.Namespace) -> None:
+    """Where Q3's CPU goes on top1465: each technique's finder time (the memory tracker's, which times every finder
+    call of the solving path) per board and its share of Q3's CPU, on the kaggle section's top1465 rows."""
+    import collections
+
+    from ltn_sudoku.heuristics import answer_q3
+
+    boards = random.Random(29).sample(read_boards(shared_file(KAGGLE_SETS["top1465"])), args.sample)
+    for board in boards[:3]:
+        answer_q3(board)  # warm-up: first-use imports and compilation
+    spent: collections.Counter[str] = collections.Counter()
+    calls: collections.Counter[str] = collections.Counter()
+    start = time.process_time()
+    for board in tqdm(boards, desc="Q3 on top1465", unit="board"):
+        for name, stats in answer_q3(board).tracker.stats.items():
+            spent[name] += stats.time_s
+            calls[name] += stats.tried
+    total = time.process_time() - start
+    print(f"Q3 (default) on {len(boards)} top1465 rows (seed 29): {total * 1000 / len(boards):.1f} CPU ms per board, "
+          f"finders {sum(spent.values()) * 1000 / len(boards):.1f}; load average now {os.getloadavg()[0]:.1f}")
+    print(f"{'technique':<34} {'ms/board':>8} {'share':>6} {'calls/board':>11}")
+    for name, seconds in spent.most_common(args.top):
+        print(f"{name:<34} {seconds * 1000 / len(boards):>8.2f} {seconds / total:>6.1%} "
+              f"{calls[name] / len(boards):>11.1f}")
+
+
 DATASET_RUNS: dict[str, list[str]] = {
     "jobs1": ["--jobs", "1"], "jobs2": ["--jobs", "2"], "dask1": ["--dask", "--jobs", "1"],
     "dask2": ["--dask", "--jobs", "2"],
@@ -468,7 +500,7 @@ def allocator_section(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sections", nargs="+", default=["moves"],
-                        choices=("moves", "scale", "sizes", "sparse", "kaggle", "dataset", "allocator"))
+                        choices=("moves", "scale", "sizes", "sparse", "kaggle", "q3profile", "dataset", "allocator"))
     parser.add_argument("--allocator-child", type=int, metavar="ROWS", help=argparse.SUPPRESS)
     parser.add_argument("--boards", type=int, default=40, help="moves: boards per workload (default 40)")
     parser.add_argument("--repeat", type=int, default=3, help="moves: runs per measurement, best kept (default 3)")
@@ -479,6 +511,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--per-file", type=int, default=10, help="sizes, sparse: boards per file or size (default 10)")
     parser.add_argument("--sparse-sizes", type=int, nargs="+", default=[25, 36], help="sparse: sides (default 25 36)")
     parser.add_argument("--sample", type=int, default=200, help="kaggle: random rows per set (default 200)")
+    parser.add_argument("--top", type=int, default=15, help="q3profile: techniques listed (default 15)")
     parser.add_argument("--runs", nargs="+", choices=tuple(DATASET_RUNS), default=list(DATASET_RUNS),
                         help="dataset: which runs (default: all)")
     parser.add_argument("--dataset-rows", type=int, metavar="N",
@@ -489,7 +522,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         allocator_child(args.allocator_child)
         return 0
     sections = {"moves": moves_section, "scale": scale_section, "sizes": sizes_section, "sparse": sparse_section,
-                "kaggle": kaggle_section, "dataset": dataset_section, "allocator": allocator_section}
+                "kaggle": kaggle_section, "q3profile": q3_profile_section, "dataset": dataset_section,
+                "allocator": allocator_section}
     for name in args.sections:
         sections[name](args)
     return 0

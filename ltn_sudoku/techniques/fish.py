@@ -22,6 +22,10 @@ from ltn_sudoku.techniques.cache import StateCache, state_key
 from ltn_sudoku.techniques.subsets import pruned_choices, small_unions
 
 FISH_NAMES: dict[int, str] = {2: "X-Wing", 3: "Swordfish", 4: "Jellyfish"}
+# The fish of one digit, keyed by (side, size, digit, the digit's places): a solving path changes a few digits per
+# step, so the other digits' fish are found again without a search (issue 29).
+_BASIC_FISH: StateCache[tuple[int, int, int, int], list[Step]] = StateCache(size=2048)
+_FINNED_FISH: StateCache[tuple[int, int, int, int], tuple[list[Step], list[Step]]] = StateCache(size=2048)
 
 
 def line_patterns(grid: CandidateGrid, digit: int) -> tuple[list[int], list[int]]:
@@ -73,24 +77,31 @@ def _fish_step(grid: CandidateGrid, technique: str, digit: int, offsets: tuple[i
 
 
 def _find_basic_fish(grid: CandidateGrid, size: int) -> list[Step]:
-    geo = grid.geo
     steps: list[Step] = []
     for digit in range(1, grid.n + 1):
-        cells = grid.digit_cells[digit]
-        if not cells:
+        if grid.digit_cells[digit]:
+            steps += _BASIC_FISH.get((grid.n, size, digit, grid.digit_cells[digit]),
+                                     lambda: _basic_fish_of_digit(grid, size, digit))
+    return steps
+
+
+def _basic_fish_of_digit(grid: CandidateGrid, size: int, digit: int) -> list[Step]:
+    """The basic fish of one digit: they depend on that digit's places alone (see _BASIC_FISH)."""
+    geo = grid.geo
+    cells = grid.digit_cells[digit]
+    steps: list[Step] = []
+    for base_offset, cover_offset, patterns in _orientations(grid, digit):
+        lines = [i for i, p in enumerate(patterns) if 2 <= p.bit_count() <= size]
+        if len(lines) < size:
             continue
-        for base_offset, cover_offset, patterns in _orientations(grid, digit):
-            lines = [i for i, p in enumerate(patterns) if 2 <= p.bit_count() <= size]
-            if len(lines) < size:
-                continue
-            for picks, cover in small_unions([patterns[i] for i in lines], size):
-                if cover.bit_count() != size:
-                    continue  # fewer cover lines than base lines: a contradiction, not a fish
-                base = [lines[i] for i in picks]
-                victims = cells & _cells_of(geo, cover_offset, cover) & ~_cells_of(geo, base_offset, base)
-                if victims:
-                    steps.append(_fish_step(grid, FISH_NAMES[size], digit, (base_offset, cover_offset), base, cover,
-                                            victims))
+        for picks, cover in small_unions([patterns[i] for i in lines], size):
+            if cover.bit_count() != size:
+                continue  # fewer cover lines than base lines: a contradiction, not a fish
+            base = [lines[i] for i in picks]
+            victims = cells & _cells_of(geo, cover_offset, cover) & ~_cells_of(geo, base_offset, base)
+            if victims:
+                steps.append(_fish_step(grid, FISH_NAMES[size], digit, (base_offset, cover_offset), base, cover,
+                                        victims))
     return steps
 
 
@@ -111,6 +122,18 @@ def _covers_with_fins(union: int, size: int, stacks: Sequence[int]) -> Iterator[
 
 def _search_finned_fish(grid: CandidateGrid, size: int) -> tuple[list[Step], list[Step]]:
     """(finned, sashimi) fish of `size` base lines: one search serves both kinds."""
+    found: tuple[list[Step], list[Step]] = ([], [])
+    for digit in range(1, grid.n + 1):
+        if grid.digit_cells[digit]:
+            finned, sashimi = _FINNED_FISH.get((grid.n, size, digit, grid.digit_cells[digit]),
+                                              lambda: _finned_fish_of_digit(grid, size, digit))
+            found[0].extend(finned)
+            found[1].extend(sashimi)
+    return found
+
+
+def _finned_fish_of_digit(grid: CandidateGrid, size: int, digit: int) -> tuple[list[Step], list[Step]]:
+    """(finned, sashimi) fish of one digit: they depend on that digit's places alone (see _FINNED_FISH)."""
     geo, k = grid.geo, grid.geo.k
     name = FISH_NAMES[size]
     stacks = [((1 << k) - 1) << (t * k) for t in range(k)]  # line indices of each band / stack
@@ -119,28 +142,25 @@ def _search_finned_fish(grid: CandidateGrid, size: int) -> tuple[list[Step], lis
         return any((union & ~stack).bit_count() <= size for stack in stacks)
 
     found: tuple[list[Step], list[Step]] = ([], [])
-    for digit in range(1, grid.n + 1):
-        cells = grid.digit_cells[digit]
-        if not cells:
-            continue
-        for base_offset, cover_offset, patterns in _orientations(grid, digit):
-            lines = [i for i, p in enumerate(patterns) if p]
-            for picks, union in pruned_choices([patterns[i] for i in lines], size, fins_fit_one_stack):
-                if union.bit_count() <= size:
-                    continue  # no fin needed: a basic fish (or a contradiction)
-                base = [lines[i] for i in picks]
-                base_cells = _cells_of(geo, base_offset, base)
-                for cover, fin_lines in _covers_with_fins(union, size, stacks):
-                    fins = cells & base_cells & _cells_of(geo, cover_offset, fin_lines)
-                    fin_box = geo.unit_bits[2 * grid.n + geo.box[fins.bit_length() - 1]]
-                    if fins & ~fin_box:
-                        continue
-                    victims = cells & _cells_of(geo, cover_offset, cover) & fin_box & ~base_cells
-                    if victims:
-                        sashimi = any((patterns[i] & cover).bit_count() <= 1 for i in base)
-                        technique = f"{'Sashimi' if sashimi else 'Finned'} {name}"
-                        found[sashimi].append(_fish_step(grid, technique, digit, (base_offset, cover_offset), base,
-                                                         cover, victims, fins))
+    cells = grid.digit_cells[digit]
+    for base_offset, cover_offset, patterns in _orientations(grid, digit):
+        lines = [i for i, p in enumerate(patterns) if p]
+        for picks, union in pruned_choices([patterns[i] for i in lines], size, fins_fit_one_stack):
+            if union.bit_count() <= size:
+                continue  # no fin needed: a basic fish (or a contradiction)
+            base = [lines[i] for i in picks]
+            base_cells = _cells_of(geo, base_offset, base)
+            for cover, fin_lines in _covers_with_fins(union, size, stacks):
+                fins = cells & base_cells & _cells_of(geo, cover_offset, fin_lines)
+                fin_box = geo.unit_bits[2 * grid.n + geo.box[fins.bit_length() - 1]]
+                if fins & ~fin_box:
+                    continue
+                victims = cells & _cells_of(geo, cover_offset, cover) & fin_box & ~base_cells
+                if victims:
+                    sashimi = any((patterns[i] & cover).bit_count() <= 1 for i in base)
+                    technique = f"{'Sashimi' if sashimi else 'Finned'} {name}"
+                    found[sashimi].append(_fish_step(grid, technique, digit, (base_offset, cover_offset), base,
+                                                     cover, victims, fins))
     return found
 
 

@@ -15,13 +15,28 @@ is. One of the outer ends A, D therefore holds the digit, and every cell that se
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Callable, Iterator
 
 from ltn_sudoku.board import iter_bits
 from ltn_sudoku.candidates import CandidateGrid, Step
 from ltn_sudoku.techniques.base import Technique, make_step
+from ltn_sudoku.techniques.cache import StateCache
 
 StrongLink = tuple[int, int, int]  # (cell, cell, unit)
+
+
+# The steps of one pattern for one digit, keyed by (side, pattern, digit, the digit's places): everything a pattern
+# of one digit reads, so along a solving path (a few digits change per step) the other digits cost no search (issue 29).
+_DIGIT_STEPS: StateCache[tuple[int, str, int, int], list[Step]] = StateCache(size=4096)
+
+
+def _each_digit(grid: CandidateGrid, pattern: str, of_digit: Callable[[CandidateGrid, int], list[Step]]) -> list[Step]:
+    """The steps of a single-digit pattern, digit by digit (`of_digit` reads only grid.digit_cells[digit])."""
+    steps: list[Step] = []
+    for digit in range(1, grid.n + 1):
+        places = grid.digit_cells[digit]
+        steps += _DIGIT_STEPS.get((grid.n, pattern, digit, places), lambda: of_digit(grid, digit))
+    return steps
 
 
 def strong_links(grid: CandidateGrid, digit: int, units: range) -> list[StrongLink]:
@@ -66,37 +81,43 @@ def _oriented(first: StrongLink, second: StrongLink) -> list[tuple[int, int, int
 
 def find_skyscrapers(grid: CandidateGrid) -> list[Step]:
     """Strong links in two parallel lines whose inner ends share a cross line (but the outer ends do not)."""
+    return _each_digit(grid, "Skyscraper", _skyscrapers)
+
+
+def _skyscrapers(grid: CandidateGrid, digit: int) -> list[Step]:
     geo, n = grid.geo, grid.n
     steps: list[Step] = []
-    for digit in range(1, n + 1):
-        for units, cross in ((range(n), geo.col), (range(n, 2 * n), geo.row)):
-            links = strong_links(grid, digit, units)
-            for i, first in enumerate(links):
-                for second in links[i + 1:]:
-                    for chain in _oriented(first, second):
-                        start, near, far, end = chain
-                        if cross[near] == cross[far] and cross[start] != cross[end]:
-                            step = _chain_step(grid, "Skyscraper", digit, chain)
-                            if step is not None:
-                                steps.append(step)
+    for units, cross in ((range(n), geo.col), (range(n, 2 * n), geo.row)):
+        links = strong_links(grid, digit, units)
+        for i, first in enumerate(links):
+            for second in links[i + 1:]:
+                for chain in _oriented(first, second):
+                    start, near, far, end = chain
+                    if cross[near] == cross[far] and cross[start] != cross[end]:
+                        step = _chain_step(grid, "Skyscraper", digit, chain)
+                        if step is not None:
+                            steps.append(step)
     return steps
 
 
 def find_two_string_kites(grid: CandidateGrid) -> list[Step]:
     """A row strong link and a column strong link whose inner ends share a box."""
+    return _each_digit(grid, "2-String Kite", _two_string_kites)
+
+
+def _two_string_kites(grid: CandidateGrid, digit: int) -> list[Step]:
     geo, n = grid.geo, grid.n
     steps: list[Step] = []
-    for digit in range(1, n + 1):
-        col_links = strong_links(grid, digit, range(n, 2 * n))
-        if not col_links:
-            continue
-        for row_link in strong_links(grid, digit, range(n)):
-            for col_link in col_links:
-                for chain in _oriented(row_link, col_link):
-                    if geo.box[chain[1]] == geo.box[chain[2]]:
-                        step = _chain_step(grid, "2-String Kite", digit, chain)
-                        if step is not None:
-                            steps.append(step)
+    col_links = strong_links(grid, digit, range(n, 2 * n))
+    if not col_links:
+        return steps
+    for row_link in strong_links(grid, digit, range(n)):
+        for col_link in col_links:
+            for chain in _oriented(row_link, col_link):
+                if geo.box[chain[1]] == geo.box[chain[2]]:
+                    step = _chain_step(grid, "2-String Kite", digit, chain)
+                    if step is not None:
+                        steps.append(step)
     return steps
 
 
@@ -112,24 +133,27 @@ def _is_skyscraper_or_kite(grid: CandidateGrid, first: StrongLink, second: Stron
 
 def find_turbot_fish(grid: CandidateGrid) -> list[Step]:
     """Any other two strong links joined by a weak link: a box link, or two parallel links joined in a box."""
+    return _each_digit(grid, "Turbot Fish", _turbot_fish)
+
+
+def _turbot_fish(grid: CandidateGrid, digit: int) -> list[Step]:
     geo, n = grid.geo, grid.n
     steps: list[Step] = []
-    for digit in range(1, n + 1):
-        links: dict[tuple[int, int], StrongLink] = {}
-        for link in strong_links(grid, digit, range(3 * n)):
-            links.setdefault(link[:2], link)  # a pair strong in a line and its box is one link (named by the line)
-        ordered = list(links.values())
-        for i, first in enumerate(ordered):
-            for second in ordered[i + 1:]:
-                for chain in _oriented(first, second):
-                    start, near, far, end = chain
-                    if not geo.peer_bits[near] >> far & 1:
-                        continue
-                    if _is_skyscraper_or_kite(grid, first, second, near, far):
-                        continue
-                    step = _chain_step(grid, "Turbot Fish", digit, chain)
-                    if step is not None:
-                        steps.append(step)
+    links: dict[tuple[int, int], StrongLink] = {}
+    for link in strong_links(grid, digit, range(3 * n)):
+        links.setdefault(link[:2], link)  # a pair strong in a line and its box is one link (named by the line)
+    ordered = list(links.values())
+    for i, first in enumerate(ordered):
+        for second in ordered[i + 1:]:
+            for chain in _oriented(first, second):
+                start, near, far, end = chain
+                if not geo.peer_bits[near] >> far & 1:
+                    continue
+                if _is_skyscraper_or_kite(grid, first, second, near, far):
+                    continue
+                step = _chain_step(grid, "Turbot Fish", digit, chain)
+                if step is not None:
+                    steps.append(step)
     return steps
 
 
@@ -174,24 +198,28 @@ def find_empty_rectangles(grid: CandidateGrid, two_candidates: bool = False) -> 
 
     `two_candidates=True` also accepts boxes with only two places (HoDoKu's option, off by default there too).
     """
+    return _each_digit(grid, f"Empty Rectangle {two_candidates}",
+                       lambda g, digit: _empty_rectangles(g, digit, two_candidates))
+
+
+def _empty_rectangles(grid: CandidateGrid, digit: int, two_candidates: bool) -> list[Step]:
     geo, n = grid.geo, grid.n
     unit_bits = geo.unit_bits
     steps: list[Step] = []
-    for digit in range(1, n + 1):
-        cells = grid.digit_cells[digit]
-        for box, row, col, places in _empty_rectangle_boxes(grid, digit, two_candidates):
-            outside = cells & ~unit_bits[2 * n + box]
-            # a column link leaving the box row hits the box column in the far end's row, and vice versa
-            chains = [(near, far, geo.row[far] * n + col)
-                      for near, far in _link_partners(grid, digit, outside & unit_bits[row], in_rows=False)]
-            chains += [(near, far, row * n + geo.col[far])
-                       for near, far in _link_partners(grid, digit, outside & unit_bits[n + col], in_rows=True)]
-            for near, far, target in chains:
-                if outside >> target & 1:
-                    pattern = f"{digit} in {geo.unit_name(2 * n + box)} ({geo.cell_name(near)},{geo.cell_name(far)})"
-                    steps.append(make_step(grid, "Empty Rectangle", pattern, eliminations=[(target, digit)],
-                                           cells=[*iter_bits(places), near, far], digits=[digit],
-                                           units=[2 * n + box, row, n + col]))
+    cells = grid.digit_cells[digit]
+    for box, row, col, places in _empty_rectangle_boxes(grid, digit, two_candidates):
+        outside = cells & ~unit_bits[2 * n + box]
+        # a column link leaving the box row hits the box column in the far end's row, and vice versa
+        chains = [(near, far, geo.row[far] * n + col)
+                  for near, far in _link_partners(grid, digit, outside & unit_bits[row], in_rows=False)]
+        chains += [(near, far, row * n + geo.col[far])
+                   for near, far in _link_partners(grid, digit, outside & unit_bits[n + col], in_rows=True)]
+        for near, far, target in chains:
+            if outside >> target & 1:
+                pattern = f"{digit} in {geo.unit_name(2 * n + box)} ({geo.cell_name(near)},{geo.cell_name(far)})"
+                steps.append(make_step(grid, "Empty Rectangle", pattern, eliminations=[(target, digit)],
+                                       cells=[*iter_bits(places), near, far], digits=[digit],
+                                       units=[2 * n + box, row, n + col]))
     return steps
 
 

@@ -10,11 +10,13 @@ like HoDoKu, an elimination in the rest of the intersection counts for both.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Iterator, Sequence
 
 from ltn_sudoku.board import Geometry, iter_bits
 from ltn_sudoku.candidates import Assignment, CandidateGrid, Step, mask_digits
 from ltn_sudoku.techniques.base import Technique, make_step
+from ltn_sudoku.techniques.cache import StateCache
 
 SUBSET_NAMES: dict[int, str] = {2: "Pair", 3: "Triple", 4: "Quadruple"}
 
@@ -75,34 +77,61 @@ def naked_subsets(grid: CandidateGrid, size: int, groups: Sequence[Sequence[int]
     The cells are looked for inside each of `groups` (default: every unit; locked subsets pass the box-line
     intersections, where they must lie); eliminations always cover every unit the cells share.
     """
-    geo, masks, n = grid.geo, grid.masks, grid.n
+    masks = grid.masks
     seen: set[int] = set()
     found: list[NakedSubset] = []
-    for unit_cells in geo.units if groups is None else groups:
-        pool = [c for c in unit_cells if masks[c] and masks[c].bit_count() <= size]
-        if len(pool) < size:
-            continue
-        for picks, digit_mask in small_unions([masks[c] for c in pool], size):
-            if digit_mask.bit_count() < size:
-                continue  # fewer digits than cells: a contradiction, not a subset
-            cells = tuple(pool[i] for i in picks)
-            key = sum(1 << c for c in cells)
-            if key in seen:
-                continue
-            seen.add(key)
-            units = shared_units(geo, cells)
-            eliminations: list[Assignment] = []
-            eliminated_in: set[str] = set()
-            for unit in units:
-                for other in geo.units[unit]:
-                    hit = masks[other] & digit_mask
-                    if hit and not key >> other & 1:
-                        eliminations.extend((other, d) for d in mask_digits(hit))
-                        eliminated_in.add("box" if unit >= 2 * n else "line")
-            if not eliminations:
-                continue
+    for group in grid.geo.units if groups is None else groups:
+        if sum(1 for c in group if masks[c] and masks[c].bit_count() <= size) < size:
+            continue  # no subset here: cheaper to see than to look up (most groups of an easy board)
+        group = tuple(group)
+        state = (grid.n, size, group, tuple([masks[c] for c in _reach(grid.geo, group)]))
+        for key, subset in _NAKED.get(state, lambda: _naked_in_group(grid, size, group)):
+            if key not in seen:  # a subset lying in two groups is one
+                seen.add(key)
+                found.append(subset)
+    return found
+
+
+# The naked subsets of one group of cells, keyed by (side, size, the group, the candidates of every cell they read):
+# along a solving path (a few cells change per step) the other groups cost no search (issue 29).
+_NAKED: StateCache[tuple[object, ...], list[tuple[int, NakedSubset]]] = StateCache(8192)
+
+
+@lru_cache(maxsize=None)
+def _reach(geo: Geometry, group: tuple[int, ...]) -> tuple[int, ...]:
+    """The cells a naked subset inside `group` can read: those of every unit holding two or more of its cells."""
+    cells = 0
+    for unit, unit_bits in enumerate(geo.unit_bits):
+        if sum(unit_bits >> c & 1 for c in group) >= 2:
+            cells |= unit_bits
+    return tuple(iter_bits(cells | sum(1 << c for c in group)))
+
+
+def _naked_in_group(grid: CandidateGrid, size: int, group: Sequence[int]) -> list[tuple[int, NakedSubset]]:
+    """(cell set, subset) of every naked subset inside one group that eliminates something, in search order."""
+    geo, masks, n = grid.geo, grid.masks, grid.n
+    found: list[tuple[int, NakedSubset]] = []
+    pool = [c for c in group if masks[c] and masks[c].bit_count() <= size]
+    if len(pool) < size:
+        return found
+    for picks, digit_mask in small_unions([masks[c] for c in pool], size):
+        if digit_mask.bit_count() < size:
+            continue  # fewer digits than cells: a contradiction, not a subset
+        cells = tuple(pool[i] for i in picks)
+        key = sum(1 << c for c in cells)
+        units = shared_units(geo, cells)
+        eliminations: list[Assignment] = []
+        eliminated_in: set[str] = set()
+        for unit in units:
+            for other in geo.units[unit]:
+                hit = masks[other] & digit_mask
+                if hit and not key >> other & 1:
+                    eliminations.extend((other, d) for d in mask_digits(hit))
+                    eliminated_in.add("box" if unit >= 2 * n else "line")
+        if eliminations:
             locked = size <= 3 and eliminated_in == {"box", "line"}
-            found.append(NakedSubset(cells, mask_digits(digit_mask), tuple(units), tuple(eliminations), locked))
+            found.append((key, NakedSubset(cells, mask_digits(digit_mask), tuple(units), tuple(eliminations),
+                                           locked)))
     return found
 
 
@@ -119,38 +148,55 @@ def _find_naked(grid: CandidateGrid, size: int) -> list[Step]:
 
 def _find_hidden(grid: CandidateGrid, size: int) -> list[Step]:
     """Digits confined to `size` cells of a unit claim those cells."""
-    geo, masks, digit_cells = grid.geo, grid.masks, grid.digit_cells
-    technique = f"Hidden {SUBSET_NAMES[size]}"
+    masks = grid.masks
     seen: set[tuple[int, int]] = set()
     steps: list[Step] = []
-    for unit, unit_bits in enumerate(geo.unit_bits):
-        open_cells = sum(1 for c in geo.units[unit] if masks[c])
-        if open_cells <= size:
-            continue
-        digits: list[int] = []
-        places: list[int] = []
-        for d in range(1, grid.n + 1):
-            where = digit_cells[d] & unit_bits
-            if where and where.bit_count() <= size:
-                digits.append(d)
-                places.append(where)
-        if len(digits) < size:
-            continue
-        for picks, cell_bits in small_unions(places, size):
-            if cell_bits.bit_count() < size:
-                continue  # more digits than places: a contradiction
-            chosen = tuple(digits[i] for i in picks)
-            digit_mask = sum(1 << (d - 1) for d in chosen)
-            if (cell_bits, digit_mask) in seen:
-                continue
-            seen.add((cell_bits, digit_mask))
-            cells = tuple(iter_bits(cell_bits))
-            eliminations = [(c, d) for c in cells for d in mask_digits(masks[c] & ~digit_mask)]
-            if eliminations:
-                pattern = f"{','.join(map(str, chosen))} in {geo.cells_name(cells)}"
-                steps.append(make_step(grid, technique, pattern, eliminations=eliminations, cells=cells,
-                                       digits=chosen, units=[unit]))
+    for unit, unit_cells in enumerate(grid.geo.units):
+        if sum(1 for c in unit_cells if masks[c]) <= size:
+            continue  # no hidden subset in a unit this empty: cheaper to see than to look up
+        state = (grid.n, size, unit, tuple([masks[c] for c in unit_cells]))
+        for key, step in _HIDDEN.get(state, lambda: _hidden_in_unit(grid, size, unit)):
+            if key not in seen:  # a subset lying in two units (a line and a box) is one step
+                seen.add(key)
+                steps.append(step)
     return steps
+
+
+# The hidden subsets of one unit, keyed by (side, size, unit, its cells' candidates): all they read, so along a
+# solving path (a few cells change per step) the other units cost no search (issue 29).
+_HIDDEN: StateCache[tuple[int, int, int, tuple[int, ...]], list[tuple[tuple[int, int], Step]]] = StateCache(8192)
+
+
+def _hidden_in_unit(grid: CandidateGrid, size: int, unit: int) -> list[tuple[tuple[int, int], Step]]:
+    """((cells, digits), step) of every hidden subset of one unit that eliminates something, in search order."""
+    geo, masks, digit_cells = grid.geo, grid.masks, grid.digit_cells
+    technique = f"Hidden {SUBSET_NAMES[size]}"
+    unit_bits = geo.unit_bits[unit]
+    found: list[tuple[tuple[int, int], Step]] = []
+    open_cells = sum(1 for c in geo.units[unit] if masks[c])
+    if open_cells <= size:
+        return found
+    digits: list[int] = []
+    places: list[int] = []
+    for d in range(1, grid.n + 1):
+        where = digit_cells[d] & unit_bits
+        if where and where.bit_count() <= size:
+            digits.append(d)
+            places.append(where)
+    if len(digits) < size:
+        return found
+    for picks, cell_bits in small_unions(places, size):
+        if cell_bits.bit_count() < size:
+            continue  # more digits than places: a contradiction
+        chosen = tuple(digits[i] for i in picks)
+        digit_mask = sum(1 << (d - 1) for d in chosen)
+        cells = tuple(iter_bits(cell_bits))
+        eliminations = [(c, d) for c in cells for d in mask_digits(masks[c] & ~digit_mask)]
+        if eliminations:
+            pattern = f"{','.join(map(str, chosen))} in {geo.cells_name(cells)}"
+            found.append(((cell_bits, digit_mask), make_step(grid, technique, pattern, eliminations=eliminations,
+                                                             cells=cells, digits=chosen, units=[unit])))
+    return found
 
 
 def find_naked_pairs(grid: CandidateGrid) -> list[Step]:

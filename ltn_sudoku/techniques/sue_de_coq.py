@@ -11,7 +11,7 @@ digit held by both L and B is lost by both). This is HoDoKu's extended Sue de Co
 
 from __future__ import annotations
 
-from functools import reduce
+from functools import lru_cache, reduce
 from itertools import combinations
 from operator import or_
 from typing import Iterator
@@ -19,6 +19,7 @@ from typing import Iterator
 from ltn_sudoku.board import Geometry, iter_bits
 from ltn_sudoku.candidates import Assignment, CandidateGrid, Step, mask_digits
 from ltn_sudoku.techniques.base import Technique, make_step
+from ltn_sudoku.techniques.cache import StateCache
 
 
 def default_max_cells(n: int) -> int:
@@ -61,13 +62,13 @@ def _sides(pool: int, masks: list[int], core_digits: int, surplus: int,
                 yield cells, digits, size, covered
 
 
-def _line_box_pairs(geo: Geometry) -> Iterator[tuple[int, int]]:
-    """(line unit, box unit) for every line crossing a box, rows first."""
+@lru_cache(maxsize=None)
+def _line_box_pairs(geo: Geometry) -> tuple[tuple[int, int, tuple[int, ...]], ...]:
+    """(line unit, box unit, the cells of both) for every line crossing a box, rows first."""
     n = geo.n
-    for line in range(2 * n):
-        for box in range(2 * n, 3 * n):
-            if geo.unit_bits[line] & geo.unit_bits[box]:
-                yield line, box
+    return tuple((line, box, tuple(iter_bits(geo.unit_bits[line] | geo.unit_bits[box])))
+                 for line in range(2 * n) for box in range(2 * n, 3 * n)
+                 if geo.unit_bits[line] & geo.unit_bits[box])
 
 
 def _in(grid: CandidateGrid, digits: int, cells: int) -> list[Assignment]:
@@ -77,39 +78,53 @@ def _in(grid: CandidateGrid, digits: int, cells: int) -> list[Assignment]:
 
 def find_sue_de_coq(grid: CandidateGrid, max_cells: int | None = None, limit: int | None = None) -> list[Step]:
     """Every Sue de Coq with eliminations, one step per elimination set, fewest pattern cells first."""
-    geo, masks, n = grid.geo, grid.masks, grid.n
-    bound = default_max_cells(n) if max_cells is None else max_cells
-    empty = sum(1 << c for c in grid.empty_cells())
+    geo, masks, values = grid.geo, grid.masks, grid.values
+    bound = default_max_cells(grid.n) if max_cells is None else max_cells
     found: dict[tuple[Assignment, ...], tuple[int, int, Step]] = {}
-    for line, box in _line_box_pairs(geo):
-        line_cells, box_cells = geo.unit_bits[line] & empty, geo.unit_bits[box] & empty
-        crossing = list(iter_bits(line_cells & box_cells))
-        for core, core_digits, core_size in _cell_sets(crossing, masks, range(2, len(crossing) + 1)):
-            surplus = core_digits.bit_count() - core_size
-            if surplus < 2:
-                continue
-            line_sets = list(_sides(line_cells & ~core, masks, core_digits, surplus, bound))
-            if not line_sets:
-                continue
-            box_sets: dict[int, list[tuple[int, int, int]]] = {}  # by how much of the surplus they cover
-            for entry in _sides(box_cells & ~core, masks, core_digits, surplus, bound):
-                box_sets.setdefault(entry[3], []).append(entry[:3])
-            for line_set, line_digits, line_size, covered in line_sets:
-                forbidden = line_digits & core_digits  # the box set may not hold V's digits that the line set holds
-                for box_set, box_digits, box_size in box_sets.get(surplus - covered, ()):
-                    if box_set & line_set or box_digits & forbidden:
-                        continue
-                    shared = box_digits & line_digits
-                    eliminations = (
-                        _in(grid, ((core_digits | line_digits) & ~box_digits) | shared, line_cells & ~line_set & ~core)
-                        + _in(grid, ((core_digits | box_digits) & ~line_digits) | shared, box_cells & ~box_set & ~core))
-                    if not eliminations:
-                        continue
-                    key = tuple(sorted(set(eliminations)))
-                    cost = core_size + line_size + box_size
-                    if key not in found or cost < found[key][0]:
-                        found[key] = (cost, len(found), _step(grid, core, line_set, box_set, eliminations))
+    for line, box, cells in _line_box_pairs(geo):
+        state = (grid.n, line, box, bound, tuple([masks[c] for c in cells]), tuple([values[c] > 0 for c in cells]))
+        for key, cost, step in _PAIR_FINDS.get(state, lambda: _pair_finds(grid, line, box, bound)):
+            if key not in found or cost < found[key][0]:
+                found[key] = (cost, len(found), step)
     return [step for _, _, step in sorted(found.values(), key=lambda t: t[:2])][:limit]
+
+
+# What one line-box pair finds, keyed by the candidates and emptiness of its cells (all it reads): a solving path
+# changes a few cells per step, so most pairs are found again without a search (issue 29).
+_PAIR_FINDS: StateCache[tuple[object, ...], list[tuple[tuple[Assignment, ...], int, Step]]] = StateCache(size=8192)
+
+
+def _pair_finds(grid: CandidateGrid, line: int, box: int,
+                bound: int) -> list[tuple[tuple[Assignment, ...], int, Step]]:
+    """The Sue de Coqs of one line-box pair in the order they are met: (elimination set, pattern cells, step)."""
+    geo, masks = grid.geo, grid.masks
+    empty = sum(1 << c for c in grid.empty_cells())
+    finds: list[tuple[tuple[Assignment, ...], int, Step]] = []
+    line_cells, box_cells = geo.unit_bits[line] & empty, geo.unit_bits[box] & empty
+    crossing = list(iter_bits(line_cells & box_cells))
+    for core, core_digits, core_size in _cell_sets(crossing, masks, range(2, len(crossing) + 1)):
+        surplus = core_digits.bit_count() - core_size
+        if surplus < 2:
+            continue
+        line_sets = list(_sides(line_cells & ~core, masks, core_digits, surplus, bound))
+        if not line_sets:
+            continue
+        box_sets: dict[int, list[tuple[int, int, int]]] = {}  # by how much of the surplus they cover
+        for entry in _sides(box_cells & ~core, masks, core_digits, surplus, bound):
+            box_sets.setdefault(entry[3], []).append(entry[:3])
+        for line_set, line_digits, line_size, covered in line_sets:
+            forbidden = line_digits & core_digits  # the box set may not hold V's digits that the line set holds
+            for box_set, box_digits, box_size in box_sets.get(surplus - covered, ()):
+                if box_set & line_set or box_digits & forbidden:
+                    continue
+                shared = box_digits & line_digits
+                eliminations = (
+                    _in(grid, ((core_digits | line_digits) & ~box_digits) | shared, line_cells & ~line_set & ~core)
+                    + _in(grid, ((core_digits | box_digits) & ~line_digits) | shared, box_cells & ~box_set & ~core))
+                if eliminations:
+                    finds.append((tuple(sorted(set(eliminations))), core_size + line_size + box_size,
+                                  _step(grid, core, line_set, box_set, eliminations)))
+    return finds
 
 
 def _step(grid: CandidateGrid, core: int, line_set: int, box_set: int, eliminations: list[Assignment]) -> Step:
