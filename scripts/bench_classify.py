@@ -249,6 +249,9 @@ KAGGLE_SETS: dict[str, str] = {
 KAGGLE_TARGETS_MS = {"Kaggle 1M": 10.0, "Kaggle 3M": 50.0, "top1465": 200.0}  # issue 29's, default CPU ms per board
 
 
+WARM_UP_9X9 = "530070000600195000098000060800060003400803001700020006060000280000419005000080079"  # a classic
+
+
 def _answerer(heuristics: bool, ltn: bool, survey: str = "tiered"):  # type: ignore[no-untyped-def]
     """classify-board's answerer writing a CSV (its default options unless told), loaded and compiled."""
     from ltn_sudoku.cli.classify import Answerer
@@ -258,7 +261,8 @@ def _answerer(heuristics: bool, ltn: bool, survey: str = "tiered"):  # type: ign
     answerer = Answerer(output="csv", name="bench", single=False, backend="auto", heuristics=heuristics, full=False,
                         techniques=None, no_uniqueness=False, ltn=ltn, checkpoint=None,
                         columns=csv_columns(heuristics, ltn), survey=survey)  # type: ignore[arg-type]
-    answerer([(0, BoardRecord(parse_board_text("1.34 34.2 2143 432."), 1))])
+    for warm_up in ("1.34 34.2 2143 432.", WARM_UP_9X9):  # each size's model loaded before any timing (a chunk
+        answerer([(0, BoardRecord(parse_board_text(warm_up), 1))])  # holds one size)
     return answerer
 
 
