@@ -376,3 +376,23 @@ def test_bench_classify_allocator_section_shows_dasks_page_faults(capsys: pytest
               for name in script.ALLOCATOR_ENVIRONMENTS if line.startswith(name)}
     none, dask, _raised, fixed = (faults[name] for name in script.ALLOCATOR_ENVIRONMENTS)
     assert dask > 1.5 * none and dask > 1.5 * fixed
+
+
+def test_bench_classify_q3profile_section_lists_the_costliest_techniques(capsys: pytest.CaptureFixture[str]) -> None:
+    """scripts/bench_classify.py --sections q3profile on 3 top1465 rows: the totals line, then --top technique rows
+    whose shares are percentages in falling order of cost."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "bench_classify.py"
+    spec = importlib.util.spec_from_file_location("bench_classify", path)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert script.main(["--sections", "q3profile", "--sample", "3", "--top", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("Q3 (default) on 3 top1465 rows") for line in lines)
+    rows = lines[lines.index(next(line for line in lines if line.startswith("technique"))) + 1:]
+    rows = [row for row in rows if row.strip() and row.split()[-2].endswith("%")]
+    assert len(rows) == 3
+    costs = [float(row.split()[-3]) for row in rows]
+    assert costs == sorted(costs, reverse=True) and costs[0] > 0
