@@ -323,8 +323,8 @@ def test_readme_and_demo_name_real_files_and_the_seed_board() -> None:
     assert demo is not None and parse_board_text(demo.group(1)) == seed
 
 
-def test_bench_classify_sparse_section_times_the_default_command(capsys: pytest.CaptureFixture[str]) -> None:
-    """scripts/bench_classify.py --sections sparse end to end on two sparse 16x16 boards: one row, two boards."""
+def _bench_classify_script():  # type: ignore[no-untyped-def]
+    """scripts/bench_classify.py as a module (scripts are not a package)."""
     import importlib.util
 
     path = Path(__file__).resolve().parents[1] / "scripts" / "bench_classify.py"
@@ -332,6 +332,12 @@ def test_bench_classify_sparse_section_times_the_default_command(capsys: pytest.
     assert spec is not None and spec.loader is not None
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
+    return script
+
+
+def test_bench_classify_sparse_section_times_the_default_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """scripts/bench_classify.py --sections sparse end to end on two sparse 16x16 boards: one row, two boards."""
+    script = _bench_classify_script()
     assert script.main(["--sections", "sparse", "--sparse-sizes", "16", "--per-file", "2"]) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("sparse 16x16"))
     n, count, worst_cpu, mean_cpu, worst_wall, limited = row.split()[-6:]
@@ -343,13 +349,7 @@ def test_bench_classify_dataset_section_on_a_few_rows(capsys: pytest.CaptureFixt
     """scripts/bench_classify.py --sections dataset --dataset-rows 4 (about a minute: each run a fresh process with
     torch, Dask a LocalCluster): one row per run, the same results files, and the Dask-vs---jobs-2 verdict."""
     pytest.importorskip("distributed")
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[1] / "scripts" / "bench_classify.py"
-    spec = importlib.util.spec_from_file_location("bench_classify", path)
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = _bench_classify_script()
     assert script.main(["--sections", "dataset", "--dataset-rows", "4", "--runs", "jobs2", "dask2"]) == 0
     out = capsys.readouterr().out
     assert "on 4 real rows" in out and "every run's results file is the same" in out
@@ -363,13 +363,7 @@ def test_bench_classify_allocator_section_shows_dasks_page_faults(capsys: pytest
     """scripts/bench_classify.py --sections allocator on 50 rows (four child processes, about 15 s): Dask's default
     MALLOC_TRIM_THRESHOLD_ makes the same answers fault far more pages than no variable, and the MALLOC_MMAP_THRESHOLD_
     that --dask adds undoes it (the cause of the Dask workers' system time, docs/cli.md)."""
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[1] / "scripts" / "bench_classify.py"
-    spec = importlib.util.spec_from_file_location("bench_classify", path)
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = _bench_classify_script()
     assert script.main(["--sections", "allocator", "--dataset-rows", "50"]) == 0
     out = capsys.readouterr().out
     faults = {name: int(line.split()[-2].replace(",", "")) for line in out.splitlines()
@@ -381,13 +375,7 @@ def test_bench_classify_allocator_section_shows_dasks_page_faults(capsys: pytest
 def test_bench_classify_q3profile_section_lists_the_costliest_techniques(capsys: pytest.CaptureFixture[str]) -> None:
     """scripts/bench_classify.py --sections q3profile on 3 top1465 rows: the totals line, then --top technique rows
     whose shares are percentages in falling order of cost."""
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[1] / "scripts" / "bench_classify.py"
-    spec = importlib.util.spec_from_file_location("bench_classify", path)
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = _bench_classify_script()
     assert script.main(["--sections", "q3profile", "--sample", "3", "--top", "3"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert any(line.startswith("Q3 (default) on 3 top1465 rows") for line in lines)
