@@ -466,11 +466,8 @@ def allocator_child(rows: int) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     from ltn_sudoku.cli.classify import _chunks
-    from ltn_sudoku.io import BoardRecord
 
-    with gzip.open(shared_file(KAGGLE_1M), "rt", encoding="utf-8") as f:
-        lines = list(itertools.islice(f, 1, rows + 1))
-    records = [BoardRecord(parse_board_text(line.split(",")[0]), i + 2) for i, line in enumerate(lines)]
+    records = list(itertools.islice(iter_records(shared_file(KAGGLE_1M)), rows))
     answerer = _answerer(True, True)
     before = resource.getrusage(resource.RUSAGE_SELF)
     with ThreadPoolExecutor(1) as pool:

@@ -111,9 +111,7 @@ def _naked_in_group(grid: CandidateGrid, size: int, group: Sequence[int]) -> lis
     """(cell set, subset) of every naked subset inside one group that eliminates something, in search order."""
     geo, masks, n = grid.geo, grid.masks, grid.n
     found: list[tuple[int, NakedSubset]] = []
-    pool = [c for c in group if masks[c] and masks[c].bit_count() <= size]
-    if len(pool) < size:
-        return found
+    pool = [c for c in group if masks[c] and masks[c].bit_count() <= size]  # at least `size`: naked_subsets checked
     for picks, digit_mask in small_unions([masks[c] for c in pool], size):
         if digit_mask.bit_count() < size:
             continue  # fewer digits than cells: a contradiction, not a subset
@@ -172,10 +170,7 @@ def _hidden_in_unit(grid: CandidateGrid, size: int, unit: int) -> list[tuple[tup
     geo, masks, digit_cells = grid.geo, grid.masks, grid.digit_cells
     technique = f"Hidden {SUBSET_NAMES[size]}"
     unit_bits = geo.unit_bits[unit]
-    found: list[tuple[tuple[int, int], Step]] = []
-    open_cells = sum(1 for c in geo.units[unit] if masks[c])
-    if open_cells <= size:
-        return found
+    found: list[tuple[tuple[int, int], Step]] = []  # the unit has more than `size` open cells: _find_hidden checked
     digits: list[int] = []
     places: list[int] = []
     for d in range(1, grid.n + 1):

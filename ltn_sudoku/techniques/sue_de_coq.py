@@ -79,11 +79,12 @@ def _in(grid: CandidateGrid, digits: int, cells: int) -> list[Assignment]:
 def find_sue_de_coq(grid: CandidateGrid, max_cells: int | None = None, limit: int | None = None) -> list[Step]:
     """Every Sue de Coq with eliminations, one step per elimination set, fewest pattern cells first."""
     geo, masks, values = grid.geo, grid.masks, grid.values
+    empty = sum(1 << c for c in grid.empty_cells())  # once per call, not once per pair searched
     bound = default_max_cells(grid.n) if max_cells is None else max_cells
     found: dict[tuple[Assignment, ...], tuple[int, int, Step]] = {}
     for line, box, cells in _line_box_pairs(geo):
         state = (grid.n, line, box, bound, tuple([masks[c] for c in cells]), tuple([values[c] > 0 for c in cells]))
-        for key, cost, step in _PAIR_FINDS.get(state, lambda: _pair_finds(grid, line, box, bound)):
+        for key, cost, step in _PAIR_FINDS.get(state, lambda: _pair_finds(grid, line, box, bound, empty)):
             if key not in found or cost < found[key][0]:
                 found[key] = (cost, len(found), step)
     return [step for _, _, step in sorted(found.values(), key=lambda t: t[:2])][:limit]
@@ -94,11 +95,10 @@ def find_sue_de_coq(grid: CandidateGrid, max_cells: int | None = None, limit: in
 _PAIR_FINDS: StateCache[tuple[object, ...], list[tuple[tuple[Assignment, ...], int, Step]]] = StateCache(size=8192)
 
 
-def _pair_finds(grid: CandidateGrid, line: int, box: int,
-                bound: int) -> list[tuple[tuple[Assignment, ...], int, Step]]:
+def _pair_finds(grid: CandidateGrid, line: int, box: int, bound: int,
+                empty: int) -> list[tuple[tuple[Assignment, ...], int, Step]]:
     """The Sue de Coqs of one line-box pair in the order they are met: (elimination set, pattern cells, step)."""
     geo, masks = grid.geo, grid.masks
-    empty = sum(1 << c for c in grid.empty_cells())
     finds: list[tuple[tuple[Assignment, ...], int, Step]] = []
     line_cells, box_cells = geo.unit_bits[line] & empty, geo.unit_bits[box] & empty
     crossing = list(iter_bits(line_cells & box_cells))
