@@ -18,10 +18,10 @@ Each finder returns one step per elimination set, simplest pattern first (fewest
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Callable, Iterable
 
-from ltn_sudoku.board import Geometry, iter_bits
+from ltn_sudoku.board import Geometry, geometry, iter_bits
 from ltn_sudoku.candidates import Assignment, CandidateGrid, Step, mask_digits
 from ltn_sudoku.techniques.base import Technique, make_step
 from ltn_sudoku.techniques.cache import StateCache, state_key
@@ -59,24 +59,40 @@ def default_max_als(n: int) -> int:
 
 def find_alses(grid: CandidateGrid, max_cells: int | None = None) -> list[Als]:
     """Every ALS of the grid (links.almost_locked_sets: each cell set once), smallest first, with its digit data."""
-    geo = grid.geo
-    found = almost_locked_sets(grid, max_cells=default_max_cells(grid.n) if max_cells is None else max_cells)
+    n, dc = grid.n, grid.digit_cells
+    found = almost_locked_sets(grid, max_cells=default_max_cells(n) if max_cells is None else max_cells)
+    seeing_all = _seeing_all(n)
     alses = []
-    seeing_all: dict[int, int] = {}  # cell set -> the cells that see all of them (many ALS share their digit cells)
     for base in sorted(found, key=lambda a: (a.cells.bit_count(), a.cells)):
-        digit_cells = [0] * (grid.n + 1)
-        targets = [0] * (grid.n + 1)
-        for b in iter_bits(base.digits):
-            holding = base.cells & grid.digit_cells[b + 1]
-            if holding not in seeing_all:
-                seen = -1
-                for c in iter_bits(holding):
-                    seen &= geo.peer_bits[c]
-                seeing_all[holding] = seen
-            digit_cells[b + 1] = holding
-            targets[b + 1] = grid.digit_cells[b + 1] & ~base.cells & seeing_all[holding]
-        alses.append(Als(base.cells, base.digits, base.cells.bit_count(), tuple(digit_cells), tuple(targets)))
+        cells = base.cells
+        digit_cells = [0] * (n + 1)
+        targets = [0] * (n + 1)
+        rest = base.digits
+        while rest:  # the digits, inlined: this loop runs for every digit of every ALS of every state
+            low = rest & -rest
+            d = low.bit_length()
+            holding = cells & dc[d]
+            digit_cells[d] = holding
+            targets[d] = dc[d] & ~cells & seeing_all(holding)
+            rest ^= low
+        alses.append(Als(cells, base.digits, cells.bit_count(), tuple(digit_cells), tuple(targets)))
     return alses
+
+
+@lru_cache(maxsize=None)
+def _seeing_all(n: int) -> Callable[[int], int]:
+    """cells -> the cells that see all of them, on side n; remembered, as many ALS share their digit cells and the
+    same cell sets come back along a solving path."""
+    peers = geometry(n).peer_bits
+
+    @lru_cache(maxsize=1 << 16)
+    def seeing(cells: int) -> int:
+        seen = -1
+        for c in iter_bits(cells):
+            seen &= peers[c]
+        return seen
+
+    return seeing
 
 
 def _units_holding(geo: Geometry, cells: int) -> list[int]:
@@ -123,6 +139,11 @@ class AlsIndex:
         return _INDEXES.get((max_cells, state_key(grid)), lambda: cls(grid, max_cells))
 
     @cached_property
+    def linked(self) -> list[int]:
+        """Per ALS, the set of ALS it has an RC with (bit j = ALS j): two ALS share a pivot when theirs intersect."""
+        return [sum(1 << j for j in links) for links in self.links]
+
+    @cached_property
     def pairs(self) -> dict[tuple[int, int], int]:
         """(i, j), i < j -> the digits of both ALS with a common target (the end ALS of a wing or chain)."""
         found: dict[tuple[int, int], int] = {}
@@ -149,25 +170,70 @@ class AlsIndex:
             found += [[v for v, y in lacks if y != x] if als.digits >> x & 1 else [] for x in range(n)]
         return found
 
-    def reach(self, max_steps: int) -> list[list[int]]:
-        """reach[k][v]: the states reachable from v in at most k steps (bitset), k = 0 .. max_steps."""
-        levels = self._levels
-        moving = [(v, following) for v, following in enumerate(self.successors) if following]
+    @cached_property
+    def hops(self) -> list[dict[int, list[int]]]:
+        """Per ALS i and RC digit x of its links: the states "ALS j lacks x" of the ALS j it shares x with (where
+        "ALS i holds x" leads). successors[i*n + x] is the union of hops[i][y] over its other digits y."""
+        n = self.n
+        found: list[dict[int, list[int]]] = [{} for _ in self.alses]
+        for i, links_i in enumerate(self.links):
+            for j, rc in links_i.items():
+                for x in iter_bits(rc):
+                    found[i].setdefault(x, []).append(j * n + x)
+        return found
+
+    def reach(self, max_steps: int) -> tuple[list[list[int]], list[list[dict[int, int]]]]:
+        """reach[k][v]: the states reachable from v in at most k steps (bitset), k = 0 .. max_steps; and entered[k][i]:
+        per RC digit x of ALS i, the union of reach[k] over hops[i][x] (what "ALS i holds x" reaches in k + 1 steps).
+
+        A level is built from the entered sets of the one before: state i*n + x ORs entered[i][y] for y != x, so each
+        link is read once per level rather than once per digit of its ALS."""
+        levels, entered, n = self._levels, self._entered, self.n
+        if not entered:
+            entered.append(self._entered_from(levels[0]))
         while len(levels) <= max_steps:
-            last = levels[-1]
+            last, into = levels[-1], entered[-1]
             level = list(last)
-            for v, following in moving:
-                bits = last[v]
-                for u in following:
-                    bits |= last[u]
-                level[v] = bits
+            for i, states in enumerate(self._states):
+                holding = into[i]
+                if not holding:
+                    continue
+                for x, v in states:
+                    bits = last[v]
+                    for y, reached in holding.items():
+                        if y != x:
+                            bits |= reached
+                    level[v] = bits
             levels.append(level)
-        return levels[:max_steps + 1]
+            entered.append(self._entered_from(level))
+        return levels[:max_steps + 1], entered[:max_steps + 1]
+
+    def _entered_from(self, level: list[int]) -> list[dict[int, int]]:
+        out = []
+        for hops in self.hops:
+            into = {}
+            for x, states in hops.items():
+                bits = 0
+                for u in states:
+                    bits |= level[u]
+                into[x] = bits
+            out.append(into)
+        return out
+
+    @cached_property
+    def _states(self) -> list[list[tuple[int, int]]]:
+        """Per ALS i, (x, state i*n + x) for each of its digits x."""
+        return [[(x, i * self.n + x) for x in iter_bits(als.digits)] for i, als in enumerate(self.alses)]
 
     @cached_property
     def _levels(self) -> list[list[int]]:
         """The reach levels computed so far (`reach` extends them on demand), level 0 first."""
-        return [[1 << v for v in range(len(self.successors))]]
+        return [[1 << v for v in range(len(self.alses) * self.n)]]
+
+    @cached_property
+    def _entered(self) -> list[list[dict[int, int]]]:
+        """The entered sets of the levels computed so far."""
+        return []
 
 
 _INDEXES: StateCache[tuple[int | None, tuple[int, ...]], AlsIndex] = StateCache()
@@ -238,6 +304,8 @@ def find_als_xz(grid: CandidateGrid, max_cells: int | None = None, limit: int | 
                     for z in iter_bits(locked.digits & ~rc):
                         by_digit[z + 1] = by_digit.get(z + 1, 0) | locked.targets[z + 1] & ~other.cells
                 effect = tuple(sorted((d, cells) for d, cells in by_digit.items() if cells))
+            if not effect:
+                continue
             out.add(a.size + b.size, effect, lambda a=a, b=b, rc=rc, effect=effect: _xz_step(grid, a, b, rc, effect))
     return out.steps(limit)
 
@@ -259,8 +327,11 @@ def find_als_xy_wings(grid: CandidateGrid, max_cells: int | None = None, limit: 
     pairs (A, B) with a common target, through the pivots they share."""
     index = AlsIndex.of(grid, max_cells)
     geo, alses, links = grid.geo, index.alses, index.links
+    linked = index.linked
     out = _Collector()
     for (i, j), zs_pair in index.pairs.items():
+        if not linked[i] & linked[j]:
+            continue  # no pivot
         a, b = alses[i], alses[j]
         shared = a.cells & b.cells
         if shared == a.cells or shared == b.cells:
@@ -270,8 +341,10 @@ def find_als_xy_wings(grid: CandidateGrid, max_cells: int | None = None, limit: 
             zs = zs_pair & ~(rc_a | rc_b)
             if not zs or (rc_a == rc_b and rc_a.bit_count() == 1):
                 continue
-            pivot = alses[c]
             effect = _common_targets(a, b, zs)
+            if not effect:
+                continue
+            pivot = alses[c]
             out.add(a.size + b.size + pivot.size, effect,
                     lambda a=a, b=b, pivot=pivot, rc_a=rc_a, rc_b=rc_b, effect=effect: make_step(
                         grid, "ALS-XY-Wing", f"A={a.name(geo)}, B={b.name(geo)}, C={pivot.name(geo)}, "
@@ -298,12 +371,8 @@ def find_als_xy_chains(grid: CandidateGrid, max_als: int | None = None, max_cell
     longest = default_max_als(n) if max_als is None else max_als
     if longest < 4:
         return []
-    reach = index.reach(longest - 2)
-    hops: list[dict[int, list[int]]] = [{} for _ in alses]  # first ALS -> first RC x -> states (second ALS, x)
-    for i, links_i in enumerate(links):
-        for j, rc in links_i.items():
-            for x in iter_bits(rc):
-                hops[i].setdefault(x, []).append(j * n + x)
+    reach, entered = index.reach(longest - 2)
+    hops = index.hops  # first ALS -> first RC x -> states (second ALS, x)
     partners: list[dict[int, int]] = [{} for _ in alses]  # first ALS -> end ALS -> digits with common targets
     for (i, j), zs in index.pairs.items():
         partners[i][j] = zs
@@ -314,12 +383,12 @@ def find_als_xy_chains(grid: CandidateGrid, max_als: int | None = None, max_cell
             continue
         wanted = _union(1 << (end * n) for end in ends)
         best: dict[tuple[int, int], tuple[int, int, int]] = {}  # (end, digits) -> (steps, first RC, end state)
-        for x, states in hops[first].items():
-            reached = [_union(level[v] for v in states) for level in reach]
-            far = reached[-1] & ~reached[1]  # fewer steps: an ALS-XZ or ALS-XY-Wing
+        for x in hops[first]:
+            far = entered[-1][first][x] & ~entered[1][first][x]  # fewer steps: an ALS-XZ or ALS-XY-Wing
             folded = 0
             for d in range(n):
                 folded |= far >> d & blocks
+            reached = [level[first][x] for level in entered]
             for end_bit in iter_bits(folded & wanted):
                 end = end_bit // n
                 others = ends[end] & ~(1 << x)

@@ -253,12 +253,14 @@ class _LoopSearch:
         self.rank = _hodoku_rank(self.graph)
         self.continuous: dict[EffectKey, _Found] = {}
         self.leads: dict[str, dict[EffectKey, list[_Lead]]] = {DNL: {}, AIC: {}}
+        links = self.graph.links
+        leads_on = links.with_strong | links.with_long  # "x false" implies nothing without a strong link from x
         for premise in iter_bits(self.graph.candidate_nodes()):
-            for value in (True, False):
-                imp = implications(self.graph, premise, value, max_links)
+            self._loops(implications(self.graph, premise, True, max_links))
+            if leads_on >> premise & 1:
+                imp = implications(self.graph, premise, False, max_links)
                 self._loops(imp)
-                if not value:
-                    self._aics(imp)
+                self._aics(imp)
 
     # -- discovery ---------------------------------------------------------------------------------------------------
     def _loops(self, imp: Implications) -> None:
@@ -268,10 +270,15 @@ class _LoopSearch:
         premise = imp.premise
         c, x = graph.cell(premise), graph.digit(premise)
         first_strong = not imp.value
-        for last_strong, reached in ((True, imp.true), (False, imp.false)):
-            for end in iter_bits(graph.cell_nodes(c) & reached):
+        layers = imp.layers
+        near = layers[0] | (layers[2] if len(layers) > 2 else 0)  # a node is reached once per value: these are
+        other = layers[1] if len(layers) > 1 else 0  # the cell's nodes less than three links away
+        near_true, near_false = (near, other) if imp.value else (other, near)
+        cell = graph.cell_nodes(c)
+        for last_strong, reached in ((True, cell & imp.true & ~near_true), (False, cell & imp.false & ~near_false)):
+            for end in iter_bits(reached):
                 k = imp.distance(end, last_strong)
-                if k is None or k < 3:
+                if k is None:
                     continue
                 y = graph.digit(end)
                 if x == y and first_strong == last_strong:

@@ -359,20 +359,38 @@ def almost_locked_sets(grid: CandidateGrid, min_cells: int = 1, max_cells: int |
     masks = grid.masks
     found: dict[int, Als] = {}
     for unit, unit_cells in enumerate(grid.geo.units):
-        empty = [c for c in unit_cells if masks[c]]
-        limit = min(len(empty) - 1, cap)
-
-        def extend(start: int, cells: int, digits: int, count: int) -> None:
-            if count >= min_cells and digits.bit_count() == count + 1 and cells not in found:
+        unit_masks = tuple(masks[c] for c in unit_cells)
+        in_unit = _UNIT_ALSES.get((grid.n, unit, min_cells, cap, unit_masks),
+                                  lambda: _unit_alses(unit_cells, unit_masks, min_cells, cap))
+        for cells, digits in in_unit:
+            if cells not in found:
                 found[cells] = Als(cells, digits, unit)
-            if count == limit or digits.bit_count() - count - 1 > limit - count:
-                return  # each further cell lowers (digits - cells) by one at most
-            for i in range(start, len(empty)):
-                c = empty[i]
-                extend(i + 1, cells | 1 << c, digits | masks[c], count + 1)
-
-        extend(0, 0, 0, 0)
     return list(found.values())
+
+
+def _unit_alses(unit_cells: tuple[int, ...], unit_masks: tuple[int, ...], min_cells: int,
+                cap: int) -> list[tuple[int, int]]:
+    """(cells, digits) of every ALS of one unit, depth first: a unit's ALS depend on its own candidates only, so
+    along a solving path, where a step changes a few cells, most units' lists are reused (kept in `_UNIT_ALSES`)."""
+    empty = [(c, m) for c, m in zip(unit_cells, unit_masks) if m]
+    limit = min(len(empty) - 1, cap)
+    out: list[tuple[int, int]] = []
+
+    def extend(start: int, cells: int, digits: int, count: int) -> None:
+        if count >= min_cells and digits.bit_count() == count + 1:
+            out.append((cells, digits))
+        if count == limit or digits.bit_count() - count - 1 > limit - count:
+            return  # each further cell lowers (digits - cells) by one at most
+        for i in range(start, len(empty)):
+            c, m = empty[i]
+            extend(i + 1, cells | 1 << c, digits | m, count + 1)
+
+    extend(0, 0, 0, 0)
+    return out
+
+
+# (n, unit, min_cells, max_cells, the unit's candidate masks) -> its ALS: 27 units a 9x9 state, reused along a path
+_UNIT_ALSES: StateCache[tuple[int, int, int, int, tuple[int, ...]], list[tuple[int, int]]] = StateCache(size=4096)
 
 
 _GRAPHS: StateCache[tuple[bool, bool, tuple[int, ...]], LinkGraph] = StateCache()
@@ -538,6 +556,30 @@ def implications(graph: LinkGraph, premise: int, value: bool, max_links: int = D
     true = frontier if value else 0
     false = 0 if value else frontier
     layers = [frontier]
+    if not with_long:  # no ALS nodes: the same walk without the long links' bookkeeping (most searches)
+        adjacency, other = (weak, strong) if value else (strong, weak)
+        for _ in range(max_links):
+            reached = 0
+            if adjacency is strong:
+                frontier &= with_strong
+            while frontier:
+                low = frontier & -frontier
+                reached |= adjacency[low.bit_length() - 1]
+                frontier ^= low
+            if allowed != -1:
+                reached &= allowed
+            if adjacency is weak:
+                reached &= ~false
+                false |= reached
+            else:
+                reached &= ~true
+                true |= reached
+            if not reached:
+                break
+            layers.append(reached)
+            frontier = reached
+            adjacency, other = other, adjacency
+        return Implications(graph, links, premise, value, layers, true, false)
     pending: dict[int, int] = {}  # layer -> nodes a long link reaches there
     current_true = value
     for depth in range(1, max_links + 1):
