@@ -57,6 +57,7 @@ from tqdm import tqdm
 
 from ltn_sudoku.board import Board, iter_bits
 from ltn_sudoku.exact import count_solutions, random_solutions
+from ltn_sudoku.cli.allocator import keep_large_arrays_in_heap
 from ltn_sudoku.cli.results import flat_row
 from ltn_sudoku.io import iter_records, parse_board_text, read_boards
 from ltn_sudoku.paths import shared_file
@@ -329,6 +330,7 @@ def _run_command(argv: list[str]) -> ChildRun:
 def kaggle_section(args: argparse.Namespace) -> None:
     from ltn_sudoku.io import BoardRecord, boards_to_text
 
+    keep_large_arrays_in_heap()  # as the command does (cli/allocator.py), so that the in-process figures are its own
     parts = {"Q1/Q2": _answerer(False, False), "+ Q3": _answerer(True, False), "default (+ LTN)": _answerer(True, True),
              "old survey": _answerer(True, True, "complete")}
     defaults: dict[str, float] = {}
@@ -451,12 +453,14 @@ def _dataset_runs(args: argparse.Namespace, source: Path) -> None:
                   f"({'within' if ratio <= 1.2 else 'NOT within'} 20 %)")
 
 
+KEEP_HEAP = "BENCH_CLASSIFY_KEEP_HEAP"  # tells an allocator child to set the thresholds as classify-board does
 ALLOCATOR_ENVIRONMENTS: dict[str, dict[str, str]] = {
     "none (as --jobs)": {},
     "MALLOC_TRIM_THRESHOLD_=65536 (Dask's default)": {"MALLOC_TRIM_THRESHOLD_": "65536"},
     "MALLOC_TRIM_THRESHOLD_=134217728 (raised)": {"MALLOC_TRIM_THRESHOLD_": "134217728"},
     "+ MALLOC_MMAP_THRESHOLD_=33554432 (--dask's)": {"MALLOC_TRIM_THRESHOLD_": "65536",
                                                       "MALLOC_MMAP_THRESHOLD_": "33554432"},
+    "mallopt, no variable (classify-board's own)": {KEEP_HEAP: "1"},
 }
 
 
@@ -468,6 +472,8 @@ def allocator_child(rows: int) -> None:
     from ltn_sudoku.cli.classify import _chunks
 
     records = list(itertools.islice(iter_records(shared_file(KAGGLE_1M)), rows))
+    if os.environ.get(KEEP_HEAP):
+        keep_large_arrays_in_heap()
     answerer = _answerer(True, True)
     before = resource.getrusage(resource.RUSAGE_SELF)
     with ThreadPoolExecutor(1) as pool:
@@ -479,7 +485,8 @@ def allocator_child(rows: int) -> None:
 
 
 def allocator_section(args: argparse.Namespace) -> None:
-    """Why a Dask worker cost more CPU than a --jobs process: glibc's environment variables, one child each."""
+    """Why a Dask worker cost more CPU than a --jobs process: glibc's environment variables, one child each; and
+    classify-board's own setting (cli/allocator.py: mallopt at start-up, no variable)."""
     rows = args.dataset_rows or 1000
     print(f"the default answers of the 1M file's first {rows:,} real rows in a worker thread, one child process per "
           f"environment (after warm-up); load average before: {os.getloadavg()[0]:.1f}")

@@ -14,6 +14,7 @@ import pytest
 from test_io import BAD_FILES, SEED_4, SEED_9
 
 from ltn_sudoku.cli import build_parser, run_command
+from ltn_sudoku.cli.allocator import keep_large_arrays_in_heap
 from ltn_sudoku.paths import DATA_DIR, shared_file
 
 SEED_9_SOLUTION = "281465973496173582357892614549627831623918457178354269734286195815749326962531748"
@@ -362,14 +363,33 @@ def test_bench_classify_dataset_section_on_a_few_rows(capsys: pytest.CaptureFixt
 def test_bench_classify_allocator_section_shows_dasks_page_faults(capsys: pytest.CaptureFixture[str]) -> None:
     """scripts/bench_classify.py --sections allocator on 50 rows (four child processes, about 15 s): Dask's default
     MALLOC_TRIM_THRESHOLD_ makes the same answers fault far more pages than no variable, and the MALLOC_MMAP_THRESHOLD_
-    that --dask adds undoes it (the cause of the Dask workers' system time, docs/cli.md)."""
+    that --dask adds undoes it (the cause of the Dask workers' system time, docs/cli.md); classify-board's own
+    setting faults fewer pages than none."""
     script = _bench_classify_script()
     assert script.main(["--sections", "allocator", "--dataset-rows", "50"]) == 0
     out = capsys.readouterr().out
     faults = {name: int(line.split()[-2].replace(",", "")) for line in out.splitlines()
               for name in script.ALLOCATOR_ENVIRONMENTS if line.startswith(name)}
-    none, dask, _raised, fixed = (faults[name] for name in script.ALLOCATOR_ENVIRONMENTS)
+    none, dask, _raised, fixed, own = (faults[name] for name in script.ALLOCATOR_ENVIRONMENTS)
     assert dask > 1.5 * none and dask > 1.5 * fixed
+    assert own < none  # classify-board's mallopt keeps the LTN's batch tensors in the heap
+
+
+def test_the_command_keeps_large_arrays_in_the_heap_where_glibc_allows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """cli/allocator.py sets glibc's thresholds (in a child process, so that this one stays as it was); elsewhere it
+    says it did nothing."""
+    code = "from ltn_sudoku.cli.allocator import keep_large_arrays_in_heap as keep; raise SystemExit(0 if keep() else 3)"
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0  # Linux with glibc, as CI
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert keep_large_arrays_in_heap() is False
+
+
+def test_the_command_sets_the_allocator_before_answering(capsys: pytest.CaptureFixture[str], three_boards: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[bool] = []
+    monkeypatch.setattr("ltn_sudoku.cli.classify.keep_large_arrays_in_heap", lambda: calls.append(True) or True)
+    status, out, _ = classify_cli(capsys, str(three_boards), "--json", "--no-ltn", "--no-heuristics")
+    assert status == 0 and len(out.splitlines()) == 3 and calls == [True]
 
 
 def test_bench_classify_q3profile_section_lists_the_costliest_techniques(capsys: pytest.CaptureFixture[str]) -> None:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence, TextIO
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.cli import UsageError
+from ltn_sudoku.cli.allocator import keep_large_arrays_in_heap
 from ltn_sudoku.cli.common import (
     add_device_argument,
     add_engine_arguments,
@@ -222,6 +223,7 @@ _WORKER: Answerer | None = None
 
 
 def _init_worker(answerer: Answerer) -> None:
+    keep_large_arrays_in_heap()
     global _WORKER
     _WORKER = answerer
 
@@ -303,6 +305,7 @@ def run(args: argparse.Namespace) -> int:
                         ltn_complete=args.ltn_complete, device=args.device,
                         visual=visual)
     gc.freeze()  # the imported modules' objects: the collector need not walk them again for every chunk
+    keep_large_arrays_in_heap()  # the LTN's batch tensors reused, not mapped afresh per batch (cli/allocator.py)
     with progress_bar(writing_file=out_kind is not None) as bar:
         if args.dask is not None:
             from ltn_sudoku.cli.dask_runner import run_on_dask

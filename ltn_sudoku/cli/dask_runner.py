@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Mapping, TextIO
 from tqdm import tqdm
 
 from ltn_sudoku.cli import UsageError
+from ltn_sudoku.cli.allocator import MMAP_THRESHOLD
 from ltn_sudoku.cli.results import ResultsFile, csv_header
 from ltn_sudoku.io import BoardRecord, atomic_write_text
 
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
 
 TRIM_VARIABLE = "MALLOC_TRIM_THRESHOLD_"  # Dask sets it for every worker; glibc then stops adapting its thresholds
 MMAP_VARIABLE = "MALLOC_MMAP_THRESHOLD_"  # allocations above it are mapped afresh each time (page faults)
-MMAP_THRESHOLD = 32 * 1024 * 1024  # the ceiling glibc's adaptive mmap threshold reaches on 64-bit systems
 WINDOW_PER_WORKER = 3  # partitions in flight per worker: every worker busy, flat memory on the client
 LOCAL = "local"
 Chunk = list[tuple[int, BoardRecord]]
