@@ -188,22 +188,11 @@ def sparse_16x16(count: int, seed: int = 16) -> list[Board]:
     return boards
 
 
-def _default_answerer():  # type: ignore[no-untyped-def]
-    """classify-board's default command (Q1/Q2, Q3, the LTN where a model exists), loaded and compiled."""
-    from ltn_sudoku.cli.classify import Answerer
-    from ltn_sudoku.io import BoardRecord
-
-    answerer = Answerer(output="jsonl", name="bench", single=False, backend="auto", heuristics=True, full=False,
-                        techniques=None, no_uniqueness=False, ltn=True, checkpoint=None)
-    answerer([(0, BoardRecord(parse_board_text("1.34 34.2 2143 432."), 1))])  # load numba, torch and the models
-    return answerer
-
-
 def time_default_command(sets: dict[str, list[Board]]) -> None:
     """Per set: the default command's CPU and wall seconds per board (worst, mean) and the answers that were limited."""
     from ltn_sudoku.io import BoardRecord
 
-    answerer = _default_answerer()
+    answerer = _answerer(True, True, output="jsonl")  # the default command, one JSON line per board
     header = f"{'boards':<32} {'n':>3} {'count':>5} {'worst CPU s':>11} {'mean CPU s':>10} {'worst wall s':>12} " \
              f"{'limited':>7}"
     print("the default command (Q1/Q2, Q3, LTN where a model exists), one board at a time")
@@ -253,15 +242,18 @@ KAGGLE_TARGETS_MS = {"Kaggle 1M": 10.0, "Kaggle 3M": 50.0, "top1465": 200.0}  # 
 WARM_UP_9X9 = "530070000600195000098000060800060003400803001700020006060000280000419005000080079"  # a classic
 
 
-def _answerer(heuristics: bool, ltn: bool, survey: str = "tiered"):  # type: ignore[no-untyped-def]
-    """classify-board's answerer writing a CSV (its default options unless told), loaded and compiled."""
+def _answerer(heuristics: bool, ltn: bool, survey: str = "tiered",
+              output: str = "csv"):  # type: ignore[no-untyped-def]
+    """classify-board's answerer writing a CSV or JSON Lines (its default options unless told), loaded and
+    compiled."""
     from ltn_sudoku.cli.classify import Answerer
     from ltn_sudoku.cli.results import csv_columns
     from ltn_sudoku.io import BoardRecord
 
-    answerer = Answerer(output="csv", name="bench", single=False, backend="auto", heuristics=heuristics, full=False,
+    answerer = Answerer(output=output, name="bench", single=False, backend="auto", heuristics=heuristics, full=False,
                         techniques=None, no_uniqueness=False, ltn=ltn, checkpoint=None,
-                        columns=csv_columns(heuristics, ltn), survey=survey)  # type: ignore[arg-type]
+                        columns=csv_columns(heuristics, ltn) if output == "csv" else [],
+                        survey=survey)  # type: ignore[arg-type]
     for warm_up in ("1.34 34.2 2143 432.", WARM_UP_9X9):  # each size's model loaded before any timing (a chunk
         answerer([(0, BoardRecord(parse_board_text(warm_up), 1))])  # holds one size)
     return answerer

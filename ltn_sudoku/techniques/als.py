@@ -18,14 +18,14 @@ Each finder returns one step per elimination set, simplest pattern first (fewest
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Callable, Iterable
 
-from ltn_sudoku.board import Geometry, geometry, iter_bits
+from ltn_sudoku.board import Geometry, iter_bits
 from ltn_sudoku.candidates import Assignment, CandidateGrid, Step, mask_digits
 from ltn_sudoku.techniques.base import Technique, make_step
 from ltn_sudoku.techniques.cache import StateCache, state_key
-from ltn_sudoku.techniques.links import almost_locked_sets
+from ltn_sudoku.techniques.links import almost_locked_sets, common_peers
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +61,7 @@ def find_alses(grid: CandidateGrid, max_cells: int | None = None) -> list[Als]:
     """Every ALS of the grid (links.almost_locked_sets: each cell set once), smallest first, with its digit data."""
     n, dc = grid.n, grid.digit_cells
     found = almost_locked_sets(grid, max_cells=default_max_cells(n) if max_cells is None else max_cells)
-    seeing_all = _seeing_all(n)
+    geo = grid.geo
     alses = []
     for base in sorted(found, key=lambda a: (a.cells.bit_count(), a.cells)):
         cells = base.cells
@@ -73,26 +73,10 @@ def find_alses(grid: CandidateGrid, max_cells: int | None = None) -> list[Als]:
             d = low.bit_length()
             holding = cells & dc[d]
             digit_cells[d] = holding
-            targets[d] = dc[d] & ~cells & seeing_all(holding)
+            targets[d] = dc[d] & ~cells & common_peers(geo, holding)
             rest ^= low
         alses.append(Als(cells, base.digits, cells.bit_count(), tuple(digit_cells), tuple(targets)))
     return alses
-
-
-@lru_cache(maxsize=None)
-def _seeing_all(n: int) -> Callable[[int], int]:
-    """cells -> the cells that see all of them, on side n; remembered, as many ALS share their digit cells and the
-    same cell sets come back along a solving path."""
-    peers = geometry(n).peer_bits
-
-    @lru_cache(maxsize=1 << 16)
-    def seeing(cells: int) -> int:
-        seen = -1
-        for c in iter_bits(cells):
-            seen &= peers[c]
-        return seen
-
-    return seeing
 
 
 def _units_holding(geo: Geometry, cells: int) -> list[int]:
@@ -209,6 +193,7 @@ class AlsIndex:
         return levels[:max_steps + 1], entered[:max_steps + 1]
 
     def _entered_from(self, level: list[int]) -> list[dict[int, int]]:
+        """Per ALS i, per RC digit x: the union of `level` over hops[i][x] (loops, not _union: this is the hot part)."""
         out = []
         for hops in self.hops:
             into = {}
@@ -367,7 +352,7 @@ def find_als_xy_chains(grid: CandidateGrid, max_als: int | None = None, max_cell
     back from the levels. Ends reachable in fewer steps make an ALS-XZ or ALS-XY-Wing and are left to those.
     """
     index = AlsIndex.of(grid, max_cells)
-    alses, links, n = index.alses, index.links, grid.n
+    alses, n = index.alses, grid.n
     longest = default_max_als(n) if max_als is None else max_als
     if longest < 4:
         return []
@@ -388,6 +373,8 @@ def find_als_xy_chains(grid: CandidateGrid, max_als: int | None = None, max_cell
             folded = 0
             for d in range(n):
                 folded |= far >> d & blocks
+            if not folded & wanted:
+                continue
             reached = [level[first][x] for level in entered]
             for end_bit in iter_bits(folded & wanted):
                 end = end_bit // n

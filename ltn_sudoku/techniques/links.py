@@ -186,8 +186,8 @@ class LinkGraph:
     # ---- construction ---------------------------------------------------------------------------------------------
     def _compound_buddies(self, compound: Compound) -> int:
         if isinstance(compound, GroupNode):
-            return _common_peers(self.geo, compound.cells)
-        return _common_peers(self.geo, compound.holders) & ~compound.cells
+            return common_peers(self.geo, compound.cells)
+        return common_peers(self.geo, compound.holders) & ~compound.cells
 
     def _build(self) -> None:
         n, nn, geo = self.n, self.cell_count, self.geo
@@ -309,7 +309,10 @@ def _partner(rest: int, base: int, digit: int, group_of: dict[tuple[int, int], i
     return 0 if group is None else 1 << group
 
 
-def _common_peers(geo: Geometry, cells: int) -> int:
+@lru_cache(maxsize=1 << 16)
+def common_peers(geo: Geometry, cells: int) -> int:
+    """The cells outside `cells` that see every one of them; remembered, as ALS and compound nodes share cell sets
+    and the same sets come back along a solving path."""
     common = -1
     for c in iter_bits(cells):
         common &= geo.peer_bits[c]
@@ -556,31 +559,7 @@ def implications(graph: LinkGraph, premise: int, value: bool, max_links: int = D
     true = frontier if value else 0
     false = 0 if value else frontier
     layers = [frontier]
-    if not with_long:  # no ALS nodes: the same walk without the long links' bookkeeping (most searches)
-        adjacency, other = (weak, strong) if value else (strong, weak)
-        for _ in range(max_links):
-            reached = 0
-            if adjacency is strong:
-                frontier &= with_strong
-            while frontier:
-                low = frontier & -frontier
-                reached |= adjacency[low.bit_length() - 1]
-                frontier ^= low
-            if allowed != -1:
-                reached &= allowed
-            if adjacency is weak:
-                reached &= ~false
-                false |= reached
-            else:
-                reached &= ~true
-                true |= reached
-            if not reached:
-                break
-            layers.append(reached)
-            frontier = reached
-            adjacency, other = other, adjacency
-        return Implications(graph, links, premise, value, layers, true, false)
-    pending: dict[int, int] = {}  # layer -> nodes a long link reaches there
+    pending: dict[int, int] = {}  # layer -> nodes a long link reaches there (graphs with ALS nodes only)
     current_true = value
     for depth in range(1, max_links + 1):
         reached = 0
@@ -590,7 +569,9 @@ def implications(graph: LinkGraph, premise: int, value: bool, max_links: int = D
                 low = f & -f
                 reached |= weak[low.bit_length() - 1]
                 f ^= low
-            reached &= allowed & ~false
+            if allowed != -1:
+                reached &= allowed
+            reached &= ~false
             false |= reached
         else:
             f = frontier & with_strong
@@ -598,14 +579,17 @@ def implications(graph: LinkGraph, premise: int, value: bool, max_links: int = D
                 low = f & -f
                 reached |= strong[low.bit_length() - 1]
                 f ^= low
-            f = frontier & with_long
-            while f:
-                low = f & -f
-                for length, targets in long_strong[low.bit_length() - 1]:
-                    pending[depth - 1 + length] = pending.get(depth - 1 + length, 0) | targets
-                f ^= low
-            reached |= pending.pop(depth, 0)
-            reached &= allowed & ~true
+            if with_long:
+                f = frontier & with_long
+                while f:
+                    low = f & -f
+                    for length, targets in long_strong[low.bit_length() - 1]:
+                        pending[depth - 1 + length] = pending.get(depth - 1 + length, 0) | targets
+                    f ^= low
+                reached |= pending.pop(depth, 0)
+            if allowed != -1:
+                reached &= allowed
+            reached &= ~true
             true |= reached
         if not reached and not pending:
             break
