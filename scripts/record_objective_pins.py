@@ -10,8 +10,6 @@ The figures are computed by `pinned_figures()`, which the test imports, so the r
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import sys
 from pathlib import Path
@@ -186,19 +184,11 @@ def differences(expected: Any, got: Any, tolerance: float, where: str = "") -> l
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare with the recorded file instead of writing it")
-    args = parser.parse_args(argv)
-    figures = {name: compute(pin) for name, pin in pinned_figures().items()}
-    if args.check:
-        found = differences(json.loads(FIXTURE.read_text()), figures, 0.0)
-        print("\n".join(found) or "identical")
-        return 1 if found else 0
-    from ltn_sudoku.io import atomic_write_text
+    from scripts._fixtures import record_or_check  # needs PYTHONPATH=$PWD, as the usage above says
 
-    atomic_write_text(FIXTURE, json.dumps(figures, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {FIXTURE}")
-    return 0
+    return record_or_check(__doc__.splitlines()[0], FIXTURE,
+                           lambda: {name: compute(pin) for name, pin in pinned_figures().items()},
+                           lambda recorded, found: differences(recorded, found, 0.0), argv)
 
 
 if __name__ == "__main__":

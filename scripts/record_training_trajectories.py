@@ -12,7 +12,6 @@ The figures come from `trajectory_figures()`, which the test imports, so the rec
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
@@ -100,20 +99,11 @@ def compare(name: str, recorded: dict[str, Any], found: dict[str, Any], toleranc
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare with the recorded file instead of writing it")
-    args = parser.parse_args(argv)
-    figures = trajectory_figures()
-    if args.check:
-        recorded = json.loads(FIXTURE.read_text())
-        found = [d for name in RUNS for d in compare(name, recorded[name], figures[name], 0.0)]
-        print("\n".join(found) or "identical")
-        return 1 if found else 0
-    from ltn_sudoku.io import atomic_write_text
+    from scripts._fixtures import record_or_check  # needs PYTHONPATH=$PWD, as the usage above says
 
-    atomic_write_text(FIXTURE, json.dumps(figures, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {FIXTURE}")
-    return 0
+    return record_or_check(__doc__.splitlines()[0], FIXTURE, trajectory_figures,
+                           lambda recorded, found: [d for name in RUNS
+                                                    for d in compare(name, recorded[name], found[name], 0.0)], argv)
 
 
 if __name__ == "__main__":
