@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ltn_sudoku.questions import Report, classify
 
 __all__ = ["Board", "BoardError", "Conflict", "count_solutions", "solve", "classify", "Report"]
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the one source of the version: pyproject.toml reads it (dynamic), --version prints it
 
 
 def __getattr__(name: str) -> Any:

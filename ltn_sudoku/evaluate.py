@@ -14,9 +14,11 @@ from omegaconf import DictConfig
 
 from ltn_sudoku.logic.config_check import check_command_line, check_config
 from ltn_sudoku.logic.evaluate import evaluate
+from ltn_sudoku.paths import CONF_DIR
 
 
-@hydra.main(version_base="1.3", config_path="../conf", config_name="config")
+# CONF_DIR: an absolute path, the same in a checkout and an installed wheel (ltn_sudoku/paths.py)
+@hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
 def main(cfg: DictConfig) -> None:
     check_config(cfg, "evaluate")
     with torch.no_grad():

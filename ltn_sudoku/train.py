@@ -15,18 +15,24 @@ from omegaconf import DictConfig
 
 from ltn_sudoku.logic import distributed
 from ltn_sudoku.logic.checkpoint import CheckpointError
-from ltn_sudoku.logic.config_check import ConfigError, check_command_line, check_config, refuse
+from ltn_sudoku.logic.config_check import SEARCHPATH_KEY, ConfigError, check_command_line, check_config, refuse
 from ltn_sudoku.logic.experiments import stage_configs, train_experiment
 from ltn_sudoku.logic.runtime import run_directory
 from ltn_sudoku.logic.train import train
+from ltn_sudoku.paths import CONF_DIR
 
 
-@hydra.main(version_base="1.3", config_path="../conf", config_name="config")
+# CONF_DIR: an absolute path, the same in a checkout and an installed wheel (ltn_sudoku/paths.py)
+@hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
 def main(cfg: DictConfig) -> float:
     """Hydra entry point; returns the monitored metric (for sweepers)."""
     check_config(cfg, "train")
+    overrides = HydraConfig.get().overrides
+    # the stages of an experiment are composed with the app's search path (--config-dir is in it); a command line's
+    # hydra.searchpath override (a user's config folder) is carried to them too, as the others are
+    searchpath = [o for o in overrides.hydra if o.lstrip("+").startswith(f"{SEARCHPATH_KEY}=")]
     try:
-        stages = stage_configs(cfg, HydraConfig.get().overrides.task)
+        stages = stage_configs(cfg, [*searchpath, *overrides.task])
     except ConfigError as e:
         refuse(str(e))
     with distributed.process_group(cfg) as process:  # one process unless torchrun or a multi-task SLURM job

@@ -13,10 +13,11 @@ import signal
 import sys
 from typing import Sequence
 
+from ltn_sudoku import __version__
 from ltn_sudoku.board import BoardError
 from ltn_sudoku.io import FormatError
 
-SUBCOMMANDS: tuple[str, ...] = ("classify", "solve", "generate", "rate", "bench")
+SUBCOMMANDS: tuple[str, ...] = ("classify", "solve", "generate", "rate", "bench", "data")
 EXIT_USAGE = 2
 
 
@@ -40,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ltn-sudoku",
         description="Sudoku reasoning with an exact symbolic engine and Logic Tensor Networks.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, module in _available_subcommands():
         p = module.register(sub)  # type: ignore[attr-defined]
@@ -70,7 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def classify_board_main(argv: Sequence[str] | None = None) -> int:
-    """`classify-board PATH ...` is `ltn-sudoku classify PATH ...`."""
+    """`classify-board PATH ...` is `ltn-sudoku classify PATH ...`; `classify-board --version` prints the version."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if "--version" in argv[:argv.index("--") if "--" in argv else len(argv)]:
+        print(f"classify-board {__version__}")
+        return 0
     return main(["classify", *argv])
 

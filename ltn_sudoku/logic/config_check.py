@@ -5,10 +5,15 @@ while Hydra composes, `rule_violations` the ranges. What is written here by hand
 (techniques that exist on the board size, what the built model and operators accept, a visual model's entry point and
 its MNIST files) and the command-line side: the overrides are composed and checked before Hydra starts, so a bad value
 is one line on stderr and exit status 2, never Hydra's multi-line report or a traceback minutes later.
+
+A user's own config folder joins the shipped conf/ as Hydra's do: `--config-dir DIR` (or `-cd DIR`) and
+`hydra.searchpath=[file://DIR]` on the command line; its options (e.g. `DIR/experiment/mine.yaml`, used as
+`+experiment=mine`) are composed and checked like the shipped ones.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -28,6 +33,8 @@ from ltn_sudoku.paths import CONF_DIR
 
 EXIT_USAGE = 2
 ENTRIES: tuple[str, ...] = ("train", "evaluate")
+CONFIG_DIR_FLAGS: tuple[str, ...] = ("--config-dir", "-cd")  # Hydra's flag that adds a config folder
+SEARCHPATH_KEY = "hydra.searchpath"
 
 
 class ConfigError(ValueError):
@@ -89,16 +96,84 @@ def check_config(cfg: DictConfig, entry: str) -> None:
         refuse(problem)
 
 
-def _group_list(overrides: Sequence[str]) -> str | None:
+def split_config_dirs(argv: Sequence[str]) -> tuple[list[str], list[Path]]:
+    """The command line without Hydra's `--config-dir DIR` / `--config-dir=DIR` / `-cd DIR`, and those folders
+    (absolute, as Hydra makes them). ConfigError: the flag without a folder, or a folder that does not exist."""
+    rest: list[str] = []
+    dirs: list[Path] = []
+    words = iter(argv)
+    for word in words:
+        flag, eq, value = word.partition("=")
+        if flag not in CONFIG_DIR_FLAGS:
+            rest.append(word)
+            continue
+        if not eq:
+            value = next(words, "")
+        if not value or value.startswith("-"):
+            raise ConfigError(f"{flag}: expected a config folder after it")
+        folder = Path(os.path.abspath(os.path.expanduser(value)))
+        if not folder.is_dir():
+            raise ConfigError(f"{flag} {value}: no such folder ({folder})")
+        dirs.append(folder)
+    return rest, dirs
+
+
+def _searchpath_values(argv: Sequence[str]) -> list[str]:
+    """The entries of a `hydra.searchpath=[...]` override on the command line (Hydra takes the first)."""
+    for word in argv:
+        if word.partition("=")[0].lstrip("+") == SEARCHPATH_KEY:
+            value = OverridesParser.create().parse_override(word).value()
+            return [str(v) for v in value] if isinstance(value, list) else []
+    return []
+
+
+def searchpath_overrides(argv: Sequence[str]) -> list[str]:
+    """The one `hydra.searchpath=[...]` override that composes the command line's config as Hydra does: the
+    `--config-dir` folders, then the command line's own hydra.searchpath entries; empty when neither is given."""
+    entries = [f"file://{d}" for d in split_config_dirs(argv)[1]] + _searchpath_values(argv)
+    return [f"{SEARCHPATH_KEY}=[{','.join(repr(e) for e in entries)}]"] if entries else []
+
+
+def config_dirs(argv: Sequence[str] = ()) -> list[Path]:
+    """The config folders a command line composes from: the shipped conf/, then the user's (`--config-dir`, and the
+    file entries of hydra.searchpath, relative to the working directory as Hydra reads them)."""
+    users = split_config_dirs(argv)[1]
+    for entry in _searchpath_values(argv):
+        scheme, sep, rest = entry.partition("://")
+        if not sep or scheme == "file":
+            users.append(Path(os.path.abspath(os.path.expanduser(rest if sep else entry))))
+    return [CONF_DIR, *(d for d in users if d.is_dir())]
+
+
+def group_options(group: str, dirs: Sequence[Path] = (CONF_DIR,)) -> list[str]:
+    """The option names of a config group over these config folders (the shipped ones and the user's)."""
+    return sorted({f.stem for d in dirs for f in (d / group).glob("*.yaml")})
+
+
+def _group_list(overrides: Sequence[str], dirs: Sequence[Path] = (CONF_DIR,)) -> str | None:
     """`model=[1,2]`: a config group takes one option name; Hydra would fail with a traceback."""
-    groups = {path.name for path in CONF_DIR.iterdir() if path.is_dir()}
+    groups = {path.name for d in dirs for path in d.iterdir() if path.is_dir()}
     for override in overrides:
         key, _, value = override.partition("=")
         group = key.lstrip("+~").split("@")[0]
         if group in groups and value.strip().startswith(("[", "{")):
-            names = sorted(f.stem for f in (CONF_DIR / group).glob("*.yaml"))
-            return (f"{override}: a config group takes one option name, one of {', '.join(names)} "
+            names = ", ".join(group_options(group, dirs))
+            return (f"{override}: a config group takes one option name, one of {names} "
                     "(several separated by commas to sweep with -m)")
+    return None
+
+
+def _shadowed(overrides: Sequence[str], dirs: Sequence[Path]) -> str | None:
+    """A user's option named as a shipped one: Hydra would silently take the shipped conf/ file (it comes first)."""
+    for override in overrides:
+        key, _, value = override.partition("=")
+        group, name = key.lstrip("+~").split("@")[0], value.strip()
+        if not group or not name or not (CONF_DIR / group / f"{name}.yaml").is_file():
+            continue
+        for folder in dirs[1:]:
+            if (folder / group / f"{name}.yaml").is_file():
+                return (f"{override}: {folder / group / name}.yaml has the name of a shipped {group} option, and "
+                        f"the shipped one is used; give yours another name")
     return None
 
 
@@ -143,17 +218,26 @@ def job_overrides(argv: Sequence[str]) -> list[list[str]] | None:
 
 def check_command_line(argv: Sequence[str], entry: str) -> None:
     """Before Hydra starts: compose the command line's config (each swept value once) and check it; a bad override
-    or value is one line on stderr and exit status 2."""
-    problem = _group_list(list(argv))
+    or value is one line on stderr and exit status 2. A user's config folder (`--config-dir`, hydra.searchpath)
+    is composed with, so that its options are known."""
+    try:
+        rest, _ = split_config_dirs(argv)
+        searchpath = searchpath_overrides(argv)
+        dirs = config_dirs(argv)
+    except ConfigError as e:
+        refuse(str(e))
+    except Exception as e:  # noqa: BLE001  the override grammar's own errors (a bad hydra.searchpath)
+        refuse(composition_error(e))
+    problem = _group_list(rest, dirs) or _shadowed(rest, dirs)
     if problem is not None:
         refuse(problem)
     try:
-        jobs = job_overrides(argv)
+        jobs = job_overrides(rest)
     except Exception as e:  # noqa: BLE001  the override grammar's own errors
         refuse(composition_error(e))
     for overrides in jobs or []:
         try:
-            cfg = compose_config(overrides)
+            cfg = compose_config([*searchpath, *overrides])
         except Exception as e:  # noqa: BLE001  Hydra and OmegaConf raise many types: all mean a bad command line
             refuse(composition_error(e))
         check_config(cfg, entry)

@@ -6,12 +6,16 @@ of runs, and `train_experiment` trains the earlier stages first, each in `<run_d
 starting from the best.pt of the one before (`train.init_from`). A stage whose folder already holds metrics.json is
 finished and is not trained again, so an interrupted chain goes on where it stopped. The command line's other
 overrides apply to every stage (a smaller `train.epochs` for a quick look, `device`, `threads`).
+
+A user's experiment lives in their own config folder (`DIR/experiment/<name>.yaml`) and is used as a shipped one:
+`python -m ltn_sudoku.train --config-dir DIR +experiment=<name>`; it may warm-start from a shipped experiment or another
+of theirs (the stages are composed with the running app's search path, and its hydra.searchpath override).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +32,11 @@ STAGES_DIR = "stages"
 _STAGE_OWN = ("+experiment=", "experiment=", "++experiment=", "run_dir=", "train.init_from=", "train.resume=")
 
 
-def experiment_names() -> list[str]:
-    """Every experiment in conf/experiment, by name."""
-    return sorted(path.stem for path in EXPERIMENT_DIR.glob("*.yaml"))
+def experiment_names(config_dirs: Iterable[Path] = ()) -> list[str]:
+    """Every experiment by name: the shipped ones (conf/experiment), and those of the user's config folders
+    `config_dirs` (each folder's experiment/, as `--config-dir` adds it)."""
+    folders = [EXPERIMENT_DIR, *(Path(d) / "experiment" for d in config_dirs)]
+    return sorted({path.stem for folder in folders for path in folder.glob("*.yaml")})
 
 
 def experiment_record(config: Mapping[str, Any]) -> dict[str, str]:

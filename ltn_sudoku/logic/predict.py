@@ -48,7 +48,7 @@ from ltn_sudoku.logic.model import LtnSudoku
 from ltn_sudoku.logic.model_order import ModelOrder
 from ltn_sudoku.logic.operators import Operators
 from ltn_sudoku.logic.search import guided_search
-from ltn_sudoku.paths import CHECKPOINTS_DIR, REPO_ROOT
+from ltn_sudoku.paths import CHECKPOINTS_DIR
 
 
 BATCH_BOARDS = 64  # boards per model pass in LtnAnswers.sections: bounded memory, full batches
@@ -109,8 +109,10 @@ class LtnPredictor:
         return self.model.n
 
     def _checkpoint_name(self) -> str:
+        """checkpoints/<name>.pt for a shipped model, from a checkout or an installed wheel alike (the folder that
+        holds checkpoints/: the checkout's root, or the installed package); else the path as given."""
         try:
-            return str(self.path.resolve().relative_to(REPO_ROOT))
+            return str(self.path.resolve().relative_to(CHECKPOINTS_DIR.resolve().parent))
         except ValueError:
             return str(self.path)
 
