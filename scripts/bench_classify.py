@@ -4,24 +4,24 @@
   (one solution count for the board, then count_solutions(board + move, limit=1) for every move), both run here, on
   the same boards, with the same solver backend. CPU time, best of --repeat runs; the flags of both are compared.
 - scale: `classify-board FILE --no-ltn --no-heuristics --out results.csv|.jsonl` as a separate process on --scale
-  boards (default 1,000,000): the Kaggle 1M set's first 24,997 rows (../shared/data/kaggle/kaggle_1m_first24997.csv.gz)
+  boards (default 1,000,000): the Kaggle 1M set's first 24,997 rows (kaggle/kaggle_1m_first24997.csv.gz of the data home)
   repeated into a temporary CSV. Prints CPU seconds (user + system, resource.getrusage(RUSAGE_CHILDREN)), wall
   seconds, boards per CPU second and the peak resident memory of the process (ru_maxrss), and the ratio against the
   one-board-at-a-time path (questions.classify per board) measured in this process on the first 20,000 boards.
 - sizes: the default command's answer time per board (Q1/Q2, Q3, and the LTN where a model exists) on every file of
-  ../shared/data/generalized/ (up to --per-file boards each) and on random sparse 16x16 boards (192 empty cells),
+  the data home's generalized/ (up to --per-file boards each) and on random sparse 16x16 boards (192 empty cells),
   CPU and wall seconds, worst and mean, and how many answers said they were limited.
 - sparse: the same on the sparse boards of the exact benchmark (ltn_sudoku.exact.sparse, --sparse-sizes), where a
   single exact count can take seconds to minutes (docs/exact.md, sparse boards).
 - kaggle: the default command's CPU per board on --sample random rows (seed 29) of each real Kaggle set (1M, 9M, 3M in
-  ../shared/data/kaggle) and of top1465, answered as classify-board answers a chunk (the Answerer, after warm-up):
+  the data home's kaggle/) and of top1465, answered as classify-board answers a chunk (the Answerer, after warm-up):
   Q1/Q2 alone, + Q3, + the LTN (the default), and the default with Q3's complete survey (the survey before issue 29)
   in the same process, with its ratio; then the whole command on the same rows as a child process (start-up
   included). Peak = the largest resident set of this process or the child.
 - q3profile: where Q3's CPU goes on top1465 (--sample rows, seed 29, the kaggle section's): each technique's finder
   CPU per board (the memory tracker's timing of every finder call of the solving path), its share of Q3's CPU and its
   calls per board; --top picks how many techniques are listed.
-- dataset: the default command on the 24,997 real 1M rows (../shared/data/kaggle/kaggle_1m_first24997.csv.gz) into a
+- dataset: the default command on the 24,997 real 1M rows (kaggle/kaggle_1m_first24997.csv.gz of the data home) into a
   CSV, as child processes: --jobs 1, --jobs 2, --dask with a LocalCluster of 1 and 2 workers (--runs picks). Wall
   seconds, user and system CPU seconds of the whole process tree (the workers included: RUSAGE_CHILDREN), CPU ms per
   board, the ratio of wall time against --jobs 2 (and whether Dask is within 20 % of it), the peak of the tree's
@@ -60,7 +60,7 @@ from ltn_sudoku.exact import count_solutions, random_solutions
 from ltn_sudoku.cli.allocator import keep_large_arrays_in_heap
 from ltn_sudoku.cli.results import flat_row
 from ltn_sudoku.io import iter_records, parse_board_text, read_boards
-from ltn_sudoku.paths import shared_file
+from ltn_sudoku.paths import data_file
 from ltn_sudoku.questions import classify
 
 if TYPE_CHECKING:
@@ -89,8 +89,8 @@ def workloads(count: int) -> dict[str, list[Board]]:
     return {
         "4x4 random cut (60% empty)": cut_puzzles(4, count, 0.6, seed=4),
         "9x9 random cut (55% empty)": cut_puzzles(9, count, 0.55, seed=9),
-        "9x9 qqwing_intermediate": read_boards(shared_file("9x9/qqwing_intermediate.txt"))[:count],
-        "9x9 top95": read_boards(shared_file("9x9/top95.txt"))[:count],
+        "9x9 qqwing_intermediate": read_boards(data_file("9x9/qqwing_intermediate.txt"))[:count],
+        "9x9 top95": read_boards(data_file("9x9/top95.txt"))[:count],
     }
 
 
@@ -131,8 +131,8 @@ BASELINE_BOARDS = 20_000
 
 
 def scale_input(count: int, folder: Path) -> Path:
-    """A Kaggle-format CSV of `count` boards: the shared Kaggle rows, repeated."""
-    with gzip.open(shared_file(KAGGLE_1M), "rt", encoding="utf-8") as f:
+    """A Kaggle-format CSV of `count` boards: the data home's Kaggle rows, repeated."""
+    with gzip.open(data_file(KAGGLE_1M), "rt", encoding="utf-8") as f:
         header, *rows = [line for line in f.read().splitlines() if line]
     path = folder / f"kaggle_x{count}.csv"
     with open(path, "w", encoding="utf-8") as out:
@@ -213,7 +213,7 @@ def time_default_command(sets: dict[str, list[Board]]) -> None:
 
 def sizes_section(args: argparse.Namespace) -> None:
     sets = {p.name: [r.board for r in itertools.islice(iter_records(p), args.per_file)]
-            for p in sorted(shared_file("generalized").glob("sudoku_rank_*.csv"))}
+            for p in sorted(data_file("generalized").glob("sudoku_rank_*.csv"))}
     sets["random sparse 16x16 (192 empty)"] = sparse_16x16(args.per_file)
     time_default_command(sets)
 
@@ -333,7 +333,7 @@ def kaggle_section(args: argparse.Namespace) -> None:
     print(header)
     print("-" * len(header))
     for name, path in KAGGLE_SETS.items():
-        boards = random.Random(29).sample(read_boards(shared_file(path)), args.sample)
+        boards = random.Random(29).sample(read_boards(data_file(path)), args.sample)
         chunk = [(i, BoardRecord(b, i + 1)) for i, b in enumerate(boards)]
         ms = {}
         for part, answerer in parts.items():
@@ -362,7 +362,7 @@ def q3_profile_section(args: argparse.Namespace) -> None:
 
     from ltn_sudoku.heuristics import answer_q3
 
-    boards = random.Random(29).sample(read_boards(shared_file(KAGGLE_SETS["top1465"])), args.sample)
+    boards = random.Random(29).sample(read_boards(data_file(KAGGLE_SETS["top1465"])), args.sample)
     for board in boards[:3]:
         answer_q3(board)  # warm-up: first-use imports and compilation
     spent: collections.Counter[str] = collections.Counter()
@@ -399,7 +399,7 @@ def _without_times(path: Path) -> list[str]:
 
 def _first_rows(count: int, folder: Path) -> Path:
     """The Kaggle 1M file's header and first `count` real rows, as a CSV in `folder`."""
-    with gzip.open(shared_file(KAGGLE_1M), "rt", encoding="utf-8") as f:
+    with gzip.open(data_file(KAGGLE_1M), "rt", encoding="utf-8") as f:
         lines = list(itertools.islice(f, count + 1))
     path = folder / f"kaggle_1m_first{count}.csv"
     path.write_text("".join(lines), encoding="utf-8")
@@ -408,7 +408,7 @@ def _first_rows(count: int, folder: Path) -> Path:
 
 def dataset_section(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="bench_classify_") as tmp:
-        source = shared_file(KAGGLE_1M) if args.dataset_rows is None else _first_rows(args.dataset_rows, Path(tmp))
+        source = data_file(KAGGLE_1M) if args.dataset_rows is None else _first_rows(args.dataset_rows, Path(tmp))
         _dataset_runs(args, source)
 
 
@@ -463,7 +463,7 @@ def allocator_child(rows: int) -> None:
 
     from ltn_sudoku.cli.classify import _chunks
 
-    records = list(itertools.islice(iter_records(shared_file(KAGGLE_1M)), rows))
+    records = list(itertools.islice(iter_records(data_file(KAGGLE_1M)), rows))
     if os.environ.get(KEEP_HEAP):
         keep_large_arrays_in_heap()
     answerer = _answerer(True, True)

@@ -37,10 +37,10 @@ import numpy as np
 from ltn_sudoku.board import Board, geometry
 from ltn_sudoku.exact import count_solutions, count_solutions_batch
 from ltn_sudoku.io import parse_board_text, read_boards
-from ltn_sudoku.paths import shared_file
+from ltn_sudoku.paths import data_file
 
 NINE_FILES: tuple[str, ...] = ("9x9/17clue_49158.txt", "9x9/top1465.txt", "9x9/forum_hardest_1106.txt")
-TDOKU_RATES: dict[str, float] = {  # tdoku (C++, SIMD), same kind of machine: ../shared/data/SOURCES.md
+TDOKU_RATES: dict[str, float] = {  # tdoku (C++, SIMD), same kind of machine: docs/data.md (reference figures)
     "9x9/17clue_49158.txt": 200_000, "9x9/top1465.txt": 74_000, "9x9/forum_hardest_1106.txt": 8_300,
 }
 CADICAL_MEDIANS: dict[int, float] = {16: 0.010, 25: 0.028, 36: 0.074, 49: 0.18, 64: 0.27, 81: 0.58}  # SOURCES.md
@@ -287,7 +287,7 @@ def _print(line: str = "") -> None:
 def nine_sets(limit: int | None) -> Iterator[tuple[str, list[Board], np.ndarray]]:
     """(file name, its first `limit` boards, the same as an int32 (m, 81) array) for every 9x9 benchmark file."""
     for name in NINE_FILES:
-        boards = read_boards(shared_file(name))[:limit]
+        boards = read_boards(data_file(name))[:limit]
         yield name, boards, np.array([b.values for b in boards], dtype=np.int32)
 
 
@@ -300,7 +300,7 @@ def bench_nine(limit: int | None, pure_count: int, dlx_count: int, repeats: int,
     kernel.warm_up()  # loading the compiled code is measured in its own section
     sat = sat_available()
     tdoku = Tdoku(tdoku_path) if tdoku_path else None
-    where = "measured in this run" if tdoku else "reference rates of ../shared/data/SOURCES.md, not this run"
+    where = "measured in this run" if tdoku else "reference rates of docs/data.md, not this run"
     _print(f"## 9x9 uniqueness checks (limit 2), CPU time; vs tdoku: {where}")
     _print()
     _print("| file | solver | puzzles | CPU s | puzzles/s | vs CaDiCaL | vs tdoku |")
@@ -391,7 +391,7 @@ def _paper_times(rank: int) -> dict[str, list[float]]:
     found: dict[str, list[float]] = {}
     for solver in ("ExactCover", "BackTracking"):
         try:
-            path = shared_file(f"generalized/paper_times/sudoku_rank_{rank}_Sudoku{solver}Solver.csv")
+            path = data_file(f"generalized/paper_times/sudoku_rank_{rank}_Sudoku{solver}Solver.csv")
         except FileNotFoundError:
             continue
         lines = path.read_text().splitlines()[1:]
@@ -416,7 +416,7 @@ def bench_generalized(ranks: Sequence[int], limit: int | None, pure_cap: float, 
            "| dlx (capped) | paper DLX | paper backtracking |")
     _print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for rank in ranks:
-        boards = read_boards(shared_file(f"generalized/sudoku_rank_{rank}.csv"))[:limit]
+        boards = read_boards(data_file(f"generalized/sudoku_rank_{rank}.csv"))[:limit]
         kernel_times, sat_times, counts = [], [], []
         for board in boards:
             row = np.array([board.values], dtype=np.int32)

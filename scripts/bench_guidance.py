@@ -41,7 +41,7 @@ from ltn_sudoku.branching.solver import solve  # noqa: E402
 from ltn_sudoku.exact import solve_batch  # noqa: E402
 from ltn_sudoku.io import atomic_write_text, iter_records  # noqa: E402
 from ltn_sudoku.io.kaggle import KaggleReader  # noqa: E402
-from ltn_sudoku.paths import shared_file  # noqa: E402
+from ltn_sudoku.paths import data_file  # noqa: E402
 from ltn_sudoku.io.split import splits_of  # noqa: E402
 
 SETS: dict[str, str] = {"seventeen_clue": "9x9/17clue_49158.txt", "top1465": "9x9/top1465.txt",
@@ -57,7 +57,7 @@ SAT_STATS = ("conflicts", "decisions", "cpu_s")
 def puzzles(name: str, count: int, seed: int) -> list[Board]:
     """`count` puzzles of a set: a seeded sample of a public file (streamed twice: count, then keep), or the first
     test-split rows of the Kaggle file."""
-    path = shared_file(SETS[name])
+    path = data_file(SETS[name])
     if name == "kaggle_3m_test":
         kept: list[Board] = []
         for chunk in KaggleReader(path).chunks():

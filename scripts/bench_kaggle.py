@@ -1,9 +1,9 @@
-"""Benchmark: rows per CPU second of the Kaggle reader (ltn_sudoku.io.kaggle, every row verified) on the shared real
+"""Benchmark: rows per CPU second of the Kaggle reader (ltn_sudoku.io.kaggle, every row verified) on the data home's real
 rows, against a plain per-row check (csv module + Board.is_valid_solution + the givens compared cell by cell) on the
 same rows in the same process; and the peak Python memory of a streamed read of each file (flat in the file's length
 once it is longer than one chunk of CHUNK_ROWS rows).
 
-    .venv/bin/python scripts/bench_kaggle.py [--folder ../shared/data/kaggle]
+    .venv/bin/python scripts/bench_kaggle.py [--folder DIR]   # default: the data home's kaggle/ ($LTN_SUDOKU_DATA)
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 from ltn_sudoku.board import Board
 from ltn_sudoku.io.kaggle import QUIZ_COLUMNS, SOLUTION_COLUMNS, KaggleReader, kaggle_files
 from ltn_sudoku.logic import data
-from ltn_sudoku.paths import SHARED_DATA
+from ltn_sudoku.paths import data_file
 
 
 def plain_check(path: Path) -> int:
@@ -58,8 +58,9 @@ def peak_mib(work: Callable[[], object]) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--folder", type=Path, default=SHARED_DATA / "kaggle", help="folder of Kaggle CSVs")
+    parser.add_argument("--folder", type=Path, default=None, help="folder of Kaggle CSVs")
     args = parser.parse_args(argv)
+    args.folder = args.folder or data_file("kaggle")
     files = kaggle_files(args.folder)
     chunks = lambda: sum(len(c) for c in KaggleReader(args.folder).chunks())  # noqa: E731
     rows = lambda: sum(1 for _ in KaggleReader(args.folder))  # noqa: E731

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import resource
 import shutil
@@ -25,7 +24,6 @@ from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("LTN_SUDOKU_SHARED", REPO.parent / "shared" / "data"))  # the copy has none beside it
 ONLY = ["ltn_sudoku/logic/*", "ltn_sudoku/questions.py"]
 TESTS = ["tests/test_metrics.py", "tests/test_objective.py", "tests/test_crisp_kb.py", "tests/test_logic.py",
          "tests/test_questions.py", "tests/test_heldout.py"]
@@ -73,8 +71,7 @@ def main() -> None:
         prepare(args.workdir, args.only, args.tests)
         with open(args.workdir / "mutmut-run.log", "w") as log:  # its progress bar, kept out of the summary
             subprocess.run(["nice", "-n", "10", str(mutmut), "run", "--max-children", "1"], cwd=args.workdir,
-                           check=False, stdout=log, stderr=subprocess.STDOUT,
-                           env={**os.environ, "LTN_SUDOKU_SHARED": str(SHARED)})
+                           check=False, stdout=log, stderr=subprocess.STDOUT)
     subprocess.run([str(mutmut), "export-cicd-stats"], cwd=args.workdir, check=True, capture_output=True)
     listing = subprocess.run([str(mutmut), "results", "--all", "true"], cwd=args.workdir, check=True,
                              capture_output=True, text=True).stdout

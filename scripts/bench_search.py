@@ -2,7 +2,7 @@
 
     python scripts/bench_search.py --checkpoint checkpoints/9x9.pt --puzzles 200 --budget 256
 
-For each puzzle set (seeded samples of public files in ../shared/data/9x9, and generated sparse impossible boards) it
+For each puzzle set (seeded samples of public files in the data home's 9x9/, and generated sparse impossible boards) it
 runs ltn_sudoku.logic.search.guided_search once with the largest budget and records the nodes it refined; the
 search is deterministic, so a puzzle counts as solved within budget b when it was solved with at most b nodes (a
 lower bound: the cut batch at b could also hold the solution). Printed per set: solved share per budget, median and
@@ -34,7 +34,7 @@ from ltn_sudoku.io import read_boards  # noqa: E402
 from ltn_sudoku.logic.evaluate import PUBLIC_SETS, sample_public  # noqa: E402
 from ltn_sudoku.logic.load import load_model  # noqa: E402
 from ltn_sudoku.logic.search import guided_search  # noqa: E402
-from ltn_sudoku.paths import shared_file  # noqa: E402
+from ltn_sudoku.paths import data_file  # noqa: E402
 from ltn_sudoku.tiers import singles_loop_batch  # noqa: E402
 
 BUDGETS = (1, 4, 16, 64, 256, 1024)
@@ -108,7 +108,7 @@ def main() -> None:
     started = time.process_time()
     rows = []
     for name in [s for s in args.sets.split(",") if s]:
-        boards = sample_public(read_boards(shared_file(PUBLIC_SETS[name])), args.puzzles, args.seed)
+        boards = sample_public(read_boards(data_file(PUBLIC_SETS[name])), args.puzzles, args.seed)
         rows.append(run_set(name, boards, model, args.budget, args.branch_on))
         print(f"{name}: done ({time.process_time() - started:.0f} CPU s)", file=sys.stderr)
     if args.impossible:

@@ -46,11 +46,11 @@ from ltn_sudoku.engine import LEVELS, SEARCH_TECHNIQUE, Engine, SolveResult
 from ltn_sudoku.exact import solve
 from ltn_sudoku.generate import generate
 from ltn_sudoku.memory import MemoryTracker
-from ltn_sudoku.paths import shared_file
+from ltn_sudoku.paths import data_file
 from ltn_sudoku.techniques.base import Technique
 from ltn_sudoku.techniques.hodoku import RegCase, answering_techniques, case_finder, load_cases
 from ltn_sudoku.techniques.registry import all_techniques
-from ltn_sudoku.techniques.soundness import assert_sound, run_pure, shared_puzzles
+from ltn_sudoku.techniques.soundness import assert_sound, run_pure, sample_puzzles
 
 Pair = tuple[Board, Board]  # (puzzle, its unique solution)
 PairLoader = Callable[[int | None, int], list[Pair]]  # (limit, seed) -> pairs
@@ -78,7 +78,7 @@ def pct(part: float, whole: float) -> str:
 
 def warm_up() -> None:
     """Compile the numba kernels (exact solver, forcing chains) before anything is timed."""
-    puzzle = shared_puzzles("9x9/top95.txt")[0]
+    puzzle = sample_puzzles("9x9/top95.txt")[0]
     Engine().solve(puzzle)
     for technique in all_techniques():
         technique.finder(CandidateGrid.from_board(puzzle))
@@ -105,7 +105,7 @@ def _file_pairs(relative: str, default: int | None) -> PairLoader:
     def load(limit: int | None, seed: int) -> list[Pair]:
         count = default if limit is None else (limit if default is None else min(limit, default))
         pairs = []
-        for puzzle in shared_puzzles(relative, count, seed):
+        for puzzle in sample_puzzles(relative, count, seed):
             solution = solve(puzzle)
             if solution is not None:
                 pairs.append((puzzle, solution))
@@ -342,7 +342,7 @@ def reglib_report(results: list[CodeResult], missing: Counter) -> str:
 # =====================================================================================================================
 # 3. Pure-logic solve rate by family
 # =====================================================================================================================
-# Cumulative stages with HoDoKu 2.2's share of top1465 solved at each (../shared/data/SOURCES.md).
+# Cumulative stages with HoDoKu 2.2's share of top1465 solved at each (docs/data.md).
 STAGES: tuple[tuple[str, frozenset[str], float], ...] = (
     ("singles + intersections + subsets", frozenset({"Singles", "Intersections", "Subsets"}), 21.0),
     ("+ fish, wings, single-digit, colouring, uniqueness",
@@ -365,7 +365,7 @@ def stage_techniques(stage: int) -> list[Technique]:
 
 
 def file_puzzles(name: str, limit: int | None, seed: int) -> list[Board]:
-    return shared_puzzles(FILES[name], limit, seed)
+    return sample_puzzles(FILES[name], limit, seed)
 
 
 def run_stages(files: Sequence[str], stages: Sequence[int], limit: int | None, seed: int) -> str:
@@ -389,7 +389,7 @@ def run_stages(files: Sequence[str], stages: Sequence[int], limit: int | None, s
 # 4. Levels against HoDoKu's ratings (+ our speed and the tracker's time shares)
 # =====================================================================================================================
 def hodoku_ratings(name: str) -> pd.DataFrame:
-    return pd.read_csv(shared_file(f"ratings/{name}_hodoku220_ratings.csv"), dtype={"bruteforce": str}).set_index(
+    return pd.read_csv(data_file(f"ratings/{name}_hodoku220_ratings.csv"), dtype={"bruteforce": str}).set_index(
         "puzzle")
 
 

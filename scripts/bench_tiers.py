@@ -36,7 +36,7 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.engine import Engine
 from ltn_sudoku.generate import generate
 from ltn_sudoku.io import read_boards
-from ltn_sudoku.paths import shared_file
+from ltn_sudoku.paths import data_file
 from ltn_sudoku.techniques.hodoku import hodoku_exemplars
 from ltn_sudoku.tiers import SEARCH_TIER, run_tiers, singles_loop, singles_loop_batch, tier_techniques
 
@@ -90,7 +90,7 @@ def sample(name: str, count: int, seed: int) -> list[Board]:
     if name in GENERATED:
         n, givens = GENERATED[name]
         return [r.board for r in generate(n, "open_solvable", count, seed, kind="unique", givens=givens)]
-    boards = read_boards(shared_file(FILES[name]))
+    boards = read_boards(data_file(FILES[name]))
     return boards if count >= len(boards) else random.Random(seed).sample(boards, count)
 
 

@@ -50,7 +50,7 @@ from ltn_sudoku.logic.predict import LtnAnswers  # noqa: E402
 from ltn_sudoku.logic.runtime import configure_torch  # noqa: E402
 from ltn_sudoku.logic.schema import compose_config  # noqa: E402
 from ltn_sudoku.logic.board_task import board_step, build_optimizer  # noqa: E402
-from ltn_sudoku.paths import CHECKPOINTS_DIR, DATA_DIR, REPO_ROOT, SHARED_DATA  # noqa: E402
+from ltn_sudoku.paths import CHECKPOINTS_DIR, DATA_DIR, REPO_ROOT, data_file  # noqa: E402
 
 MODELS: dict[str, tuple[str, ...]] = {  # name -> Hydra overrides
     "4x4 evidence": ("model=4x4", "logic=lukasiewicz"),
@@ -159,7 +159,7 @@ def train_section(args: argparse.Namespace, device: torch.device, deadline: floa
     for name in names:
         overrides = MODELS[name]
         visual = name.startswith("visual")
-        base = config(args.device, *overrides, f"data.mnist_path={SHARED_DATA / 'mnist'}" if visual else "seed=0")
+        base = config(args.device, *overrides, f"data.mnist_path={data_file('mnist')}" if visual else "seed=0")
         if visual:
             from ltn_sudoku.logic.visual.data import build_data
 

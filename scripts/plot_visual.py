@@ -17,7 +17,7 @@ from ltn_sudoku.logic.load import load_model
 from ltn_sudoku.logic.visual.boards import make_boards
 from ltn_sudoku.logic.visual.mnist import image_pools
 from ltn_sudoku.logic.visual.train import board_predictions
-from ltn_sudoku.paths import SHARED_DATA
+from ltn_sudoku.paths import data_file
 
 
 def main() -> None:
@@ -25,10 +25,11 @@ def main() -> None:
     parser.add_argument("checkpoint", type=Path)
     parser.add_argument("out", type=Path)
     parser.add_argument("--boards", type=int, default=4, help="boards to draw (half valid, half invalid)")
-    parser.add_argument("--mnist", type=Path, default=SHARED_DATA / "mnist")
+    parser.add_argument("--mnist", type=Path, default=None, help="MNIST folder (default: the data home's mnist/)")
     parser.add_argument("--seed", type=int, default=2024, help="test boards' seed (t10k images)")
     args = parser.parse_args()
     torch.set_num_threads(1)
+    args.mnist = args.mnist or data_file("mnist")
     model, ops, _ = load_model(args.checkpoint, kind="visual")
     n = model.n
     boards = make_boards(n, args.boards, args.seed, image_pools(args.mnist, n)["test"], "test")

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 from pathlib import Path
 
 
 from ltn_sudoku.io import atomic_write_text
-from ltn_sudoku.logic.checkpoint import load_checkpoint
+from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.evaluate import evaluate
 from ltn_sudoku.logic.experiments import experiment_record
 from ltn_sudoku.logic.schema import compose_config
@@ -31,7 +30,7 @@ def main() -> int:
     parser.add_argument("run", type=Path, help="a training run folder holding best.pt and metrics.json")
     parser.add_argument("--train-command", required=True, help="the command that trained the run (recorded)")
     parser.add_argument("--evaluate", nargs="*", default=[], metavar="OVERRIDE",
-                        help="extra Hydra overrides of the evaluation, e.g. evaluate.kaggle_path=../shared/data/kaggle")
+                        help="extra Hydra overrides of the evaluation, e.g. 'evaluate.kaggle_path=${data_home:kaggle}'")
     parser.add_argument("--evaluated", type=Path, metavar="DIR",
                         help="reuse the metrics.json of an evaluation of this run's best.pt made with the same "
                              "overrides (python -m ltn_sudoku.evaluate checkpoint=RUN/best.pt run_dir=DIR ...)")
@@ -41,9 +40,8 @@ def main() -> int:
     payload = load_checkpoint(args.run / "best.pt")
     size = int(payload["config"]["model"]["size"])
     target = CHECKPOINTS_DIR / f"{args.name or f'{size}x{size}'}.pt"
-    CHECKPOINTS_DIR.mkdir(exist_ok=True)
-    shutil.copyfile(args.run / "best.pt", target.with_suffix(".pt.tmp"))
-    target.with_suffix(".pt.tmp").replace(target)
+    # written again, not copied: the shipped file gets this version's checksum (the weights as loaded, unchanged)
+    save_checkpoint(target, payload["size"], payload["config"], payload["state_dict"], payload["extra"])
     overrides = [f"model={size}x{size}", f"checkpoint={target}", f"run_dir={args.run / 'evaluate'}", *args.evaluate]
     cfg = compose_config(overrides)
     if args.evaluated is not None:

@@ -17,7 +17,7 @@ from omegaconf import DictConfig, OmegaConf
 from ltn_sudoku.logic.experiments import experiment_names, stage_configs, train_experiment
 from ltn_sudoku.logic.retired import IGNORED, RETIRED
 from ltn_sudoku.logic.schema import compose_config
-from ltn_sudoku.paths import CHECKPOINTS_DIR, REPO_ROOT
+from ltn_sudoku.paths import CHECKPOINTS_DIR, REPO_ROOT, portable
 
 # what a recorded config holds that is not the recipe: where and on what the run happened, and how it started
 NOT_RECIPE = ("run_dir", "checkpoint", "device", "device_resolved", "threads", "evaluate.", "experiment", "hydra.",
@@ -41,7 +41,7 @@ def flat(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
         if isinstance(value, dict) and value:
             out.update(flat(value, f"{prefix}{key}."))
         elif not f"{prefix}{key}".startswith(NOT_RECIPE) and f"{prefix}{key}" not in IGNORED_KEYS:
-            out[f"{prefix}{key}"] = value
+            out[f"{prefix}{key}"] = portable(value) if isinstance(value, str) else value  # data paths: <data home>/...
     return out
 
 

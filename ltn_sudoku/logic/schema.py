@@ -27,7 +27,7 @@ from ltn_sudoku.logic.model import SOLUTION_INPUTS
 from ltn_sudoku.logic.operators import FAMILIES
 from ltn_sudoku.logic.visual.model import VISUAL_AXIOMS
 from ltn_sudoku.logic.visual.train import VISUAL_MONITORS
-from ltn_sudoku.paths import CONF_DIR
+from ltn_sudoku.paths import CONF_DIR, data_home
 
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
 LR_SCHEDULES: tuple[str, ...] = ("constant", "cosine")
@@ -301,6 +301,9 @@ def register() -> None:
 
 
 register()
+# `${data_home:kaggle}` in a YAML file: that folder of the data home ($LTN_SUDOKU_DATA or the user's data folder, filled
+# by `ltn-sudoku data fetch`), so that no config names a folder of one machine.
+OmegaConf.register_new_resolver("data_home", lambda relative="": str(data_home() / str(relative)), replace=True)
 
 
 def compose_config(overrides: Sequence[str] = ()) -> DictConfig:

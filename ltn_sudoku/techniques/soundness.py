@@ -4,7 +4,7 @@
 - `run_pure(grid, finder)`: the finder only reads the grid;
 - `states_from_puzzle(...)`: diverse candidate grids of a puzzle (random extra solution cells placed);
 - `walk_sound(...)` / `sweep_sound(...)`: apply steps along a solving walk, or sweep many grids, checking every step;
-- `shared_puzzles(...)`: the shared benchmark files the oracle runs on.
+- `sample_puzzles(...)`: puzzles of the public files the oracle runs on (data home, else the shipped copy).
 The tests (tests/test_tech_*.py) and the benchmark (scripts/bench_techniques.py) both run it. A violation raises
 UnsoundStep, an AssertionError, so pytest reports it as a failed check.
 """
@@ -19,7 +19,7 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid, Step
 from ltn_sudoku.exact import solve
 from ltn_sudoku.io import read_boards
-from ltn_sudoku.paths import shared_file
+from ltn_sudoku.paths import data_file
 from ltn_sudoku.techniques import singles
 from ltn_sudoku.techniques.base import Finder
 
@@ -48,9 +48,10 @@ def assert_sound(grid: CandidateGrid, steps: Iterable[Step], solution: Board, co
     return checked
 
 
-def shared_puzzles(relative: str, count: int | None = None, seed: int = 0) -> list[Board]:
-    """Puzzles from ../shared/data (a random sample of `count` when given, reproducible)."""
-    boards = read_boards(shared_file(relative))
+def sample_puzzles(relative: str, count: int | None = None, seed: int = 0) -> list[Board]:
+    """Puzzles of a public file (paths.data_file: the data home, else the same file shipped in data/); a random
+    sample of `count` when given, reproducible."""
+    boards = read_boards(data_file(relative))
     if count is not None and count < len(boards):
         boards = random.Random(seed).sample(boards, count)
     return boards
