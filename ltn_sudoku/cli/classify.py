@@ -3,7 +3,9 @@ file, of standard input (`-`) or of a board string (`--board`), as readable repo
 results file (`--out`).
 
 The input is streamed: boards are read, answered and written a chunk at a time, so memory stays flat for any number
-of boards; `--jobs N` answers the chunks in N processes and writes them in input order.
+of boards; `--jobs N` answers the chunks in N processes (at most one per usable CPU, and no more than there are
+chunks: one chunk is answered here) and writes them in input order. `--out` is written under a lock (OUT.lock:
+a second run on the same output is refused) and never over the input file.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import gc
 import itertools
 import sys
 from collections import Counter, deque
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from multiprocessing.pool import AsyncResult
@@ -26,10 +29,13 @@ from ltn_sudoku.cli.common import (
     add_device_argument,
     add_engine_arguments,
     add_input_arguments,
+    capped_jobs,
     engine_from_args,
     iter_input,
     out_format,
+    output_lock,
     progress_bar,
+    refuse_writing_over_input,
 )
 from ltn_sudoku.cli.results import ResultsFile, csv_columns, csv_header, csv_lines, json_line
 from ltn_sudoku.engine import build
@@ -63,7 +69,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="write the results to FILE (.csv or .jsonl) as they come, renamed into place at the end; "
                         "print only a summary")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
-                   help="answer in N processes (results stay in input order; default 1)")
+                   help="answer in N processes (results stay in input order; default 1; at most one per CPU this "
+                        "process may use: more is capped, with a note)")
     p.add_argument("--backend", choices=BACKENDS, default="auto", help="exact solver backend (default: fastest)")
     p.add_argument("--no-heuristics", action="store_true",
                    help="skip Q3 (techniques that apply, recommendation, explained solving path)")
@@ -237,17 +244,19 @@ def _answer_in_worker(chunk: list[tuple[int, BoardRecord]]) -> tuple[str, Counte
 def answered(answerer: Answerer, chunks: Iterator[list[tuple[int, BoardRecord]]],
              jobs: int) -> Iterator[tuple[str, Counter[str], int]]:
     """(rendered text, kinds, boards) per chunk, in input order; with jobs > 1 answered by a process pool that holds
-    at most WINDOW_PER_JOB chunks per process in flight, so reading never runs far ahead of writing."""
-    if jobs <= 1:
-        for chunk in chunks:
+    at most WINDOW_PER_JOB chunks per process in flight, so reading never runs far ahead of writing. The pool is
+    started once the first `jobs` chunks are read, with no more processes than chunks (none for a single chunk)."""
+    head = list(itertools.islice(chunks, jobs)) if jobs > 1 else []
+    if len(head) <= 1:
+        for chunk in itertools.chain(head, chunks):
             yield (*answerer(chunk), len(chunk))
         return
     # spawned, not forked: a fork of a process that already runs threads (torch, BLAS) can deadlock in the child
-    with get_context("spawn").Pool(jobs, initializer=_init_worker, initargs=(answerer,)) as pool:
+    with get_context("spawn").Pool(len(head), initializer=_init_worker, initargs=(answerer,)) as pool:
         pending: deque[AsyncResult[tuple[str, Counter[str], int]]] = deque()
-        for chunk in chunks:
+        for chunk in itertools.chain(head, chunks):
             pending.append(pool.apply_async(_answer_in_worker, (chunk,)))
-            if len(pending) >= jobs * WINDOW_PER_JOB:
+            if len(pending) >= len(head) * WINDOW_PER_JOB:
                 yield pending.popleft().get()
         while pending:
             yield pending.popleft().get()
@@ -285,6 +294,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--dask answers a board file into --out FILE (not standard input, --board or images)")
     if not args.no_heuristics:
         engine_from_args(args)  # an unknown technique name is a usage error before any work
+    refuse_writing_over_input(args)  # before anything is written (the lock included)
+    from ltn_sudoku.cli.dask_runner import LOCAL  # a light module: Dask itself is imported by --dask alone
+
+    jobs = capped_jobs(args.jobs) if args.dask in (None, LOCAL) else args.jobs  # --jobs local processes
     visual = None
     if args.visual_checkpoint is not None:
         from ltn_sudoku.cli.visual import visual_input
@@ -306,22 +319,23 @@ def run(args: argparse.Namespace) -> int:
                         visual=visual)
     gc.freeze()  # the imported modules' objects: the collector need not walk them again for every chunk
     keep_large_arrays_in_heap()  # the LTN's batch tensors reused, not mapped afresh per batch (cli/allocator.py)
-    with progress_bar(writing_file=out_kind is not None) as bar:
+    with output_lock(args.out) if args.out is not None else nullcontext(), \
+            progress_bar(writing_file=out_kind is not None) as bar:
         if args.dask is not None:
             from ltn_sudoku.cli.dask_runner import run_on_dask
 
             assert out_kind is not None and args.path is not None  # checked above
-            kinds = run_on_dask(answerer, args.path, _chunks(records), args.out, out_kind, args.dask, args.jobs,
+            kinds = run_on_dask(answerer, args.path, _chunks(records), args.out, out_kind, args.dask, jobs,
                                 bar.update, None if sys.stderr.isatty() else sys.stderr)
             print(_summary(name, kinds, args.out))
             return 0
         if out_kind is None:
-            _run_stream(answerer, records, args.jobs, sys.stdout, bar.update)
+            _run_stream(answerer, records, jobs, sys.stdout, bar.update)
             return 0
         with ResultsFile(args.out) as results:
             if out_kind == "csv":
                 results.write([csv_header(answerer.columns)])
-            kinds = _run_stream(answerer, records, args.jobs, results, bar.update)
+            kinds = _run_stream(answerer, records, jobs, results, bar.update)
             results.commit()
     print(_summary(name, kinds, args.out))
     return 0

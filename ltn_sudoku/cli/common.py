@@ -1,5 +1,6 @@
 """What every board-reading subcommand shares: the input options, the technique-engine options, reading the input
-(streamed for classify, whole for the others), the progress bar, and results files written atomically."""
+(streamed for classify, whole for the others), the progress bar, results files written atomically, the refusal of an
+output that is an input file, the lock of an output being written and the number of processes this machine can run."""
 
 from __future__ import annotations
 
@@ -7,9 +8,18 @@ import argparse
 import csv
 import io
 import json
+import os
+import socket
 import sys
+import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
+
+try:
+    import fcntl
+except ImportError:  # Windows has no fcntl: a stale lock is then told by its pid and host alone
+    fcntl = None  # type: ignore[assignment]
 
 from tqdm import tqdm
 
@@ -88,8 +98,31 @@ def out_format(out: Path) -> str:
     return kind
 
 
+OUTPUT_OPTIONS: tuple[str, ...] = ("out", "stats_out")  # the options of any subcommand that name a file to write
+
+
+def refuse_writing_over_input(args: argparse.Namespace) -> None:
+    """A usage error (exit 2, before anything is written) when a file option to write (--out, --stats-out) is the
+    input file itself: the same file by any name, a symbolic or a hard link included."""
+    path = getattr(args, "path", None)
+    if path in (None, "-"):
+        return
+    for option in OUTPUT_OPTIONS:
+        out = getattr(args, option, None)
+        try:
+            same = out is not None and os.path.samefile(out, path)
+        except OSError:  # either does not exist (yet): they cannot be one file
+            same = False
+        if same:
+            flag = "--" + option.replace("_", "-")
+            raise UsageError(f"{flag} {out} is the input file {path}: writing it would replace the boards; "
+                             "choose another name")
+
+
 def iter_input(args: argparse.Namespace) -> tuple[str, Iterator[BoardRecord]]:
-    """(name for messages, the records as they are read): a bad line raises FormatError when it is reached."""
+    """(name for messages, the records as they are read): a bad line raises FormatError when it is reached; an output
+    option that names the input file is refused first (refuse_writing_over_input)."""
+    refuse_writing_over_input(args)
     if args.board is not None:
         if args.format != "auto":
             raise UsageError("--format applies to files; --board text is always detected")
@@ -139,3 +172,149 @@ def write_results(out: Path, kind: str, results: list[dict[str, object]]) -> Non
         atomic_write_text(out, results_text(kind, results))
     except OSError as e:
         raise UsageError(f"--out {out}: cannot write ({e.strerror or e})") from None
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask where the system has one, otherwise the count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def capped_jobs(jobs: int, option: str = "--jobs") -> int:
+    """`jobs` local processes, at most one per usable CPU: more would only share the CPUs (and a typo such as 100000
+    would start that many processes); a cap says so in a note on stderr."""
+    cpus = usable_cpus()
+    if jobs <= cpus:
+        return jobs
+    print(f"note: {option} {jobs}: capped at {cpus}, the CPUs this process may use", file=sys.stderr)
+    return cpus
+
+
+def lock_path(out: Path) -> Path:
+    """The lock of a run writing `out`: OUT.lock beside it."""
+    return out.with_name(out.name + ".lock")
+
+
+STALE_EMPTY_SECONDS = 10.0  # a lock file still empty after this long was left by a run killed as it created it
+
+
+def _owner_text() -> bytes:
+    return (json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                        "since": time.strftime("%Y-%m-%d %H:%M:%S")}) + "\n").encode()
+
+
+def _owner(fd: int) -> dict[str, object] | None:
+    """The lock's owner as written, or None while it is being written (empty or cut)."""
+    try:
+        owner = json.loads(os.pread(fd, 4096, 0).decode())
+    except (OSError, ValueError):
+        return None
+    return owner if isinstance(owner, dict) and isinstance(owner.get("pid"), int) else None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def _flock(fd: int, wait: bool) -> bool:
+    """An exclusive flock on the open lock file (released by the system when its process dies, however it dies)."""
+    if fcntl is None:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    except BlockingIOError:
+        return False
+    except OSError:  # a file system without flock (some network mounts): the pid and host alone decide
+        pass
+    return True
+
+
+def _still_at(fd: int, path: Path) -> bool:
+    """The open file is still the one at `path` (not removed, nor replaced by another run's lock)."""
+    try:
+        return os.path.samestat(os.fstat(fd), os.stat(path))
+    except OSError:
+        return False
+
+
+def _stale(fd: int, owner: dict[str, object] | None) -> str | None:
+    """Why the lock whose flock this process just took is stale (its run is over), or None while it may run: the owner
+    pid is no longer running on this host, or the file was left empty long ago. A lock of another host is never
+    taken over (its pid cannot be asked from here)."""
+    if owner is None:
+        age = time.time() - os.fstat(fd).st_mtime
+        return f"left empty {age:.0f} s ago" if age > STALE_EMPTY_SECONDS else None
+    if owner.get("host") != socket.gethostname() or _alive(int(owner["pid"])):  # type: ignore[call-overload]
+        return None
+    return f"left by pid {owner['pid']} (since {owner.get('since')}), no longer running on this host"
+
+
+def _busy(out: Path, path: Path, owner: dict[str, object] | None) -> UsageError:
+    who = ("another run (its lock is being written)" if owner is None else
+           f"another run (pid {owner['pid']} on {owner.get('host')}, since {owner.get('since')})")
+    return UsageError(f"--out {out} is being written by {who}: wait for it to end, or remove {path} if that run is "
+                      "not running")
+
+
+def _acquire(out: Path) -> int:
+    """The open, flocked lock file of `out`, holding this process's pid and host."""
+    path = lock_path(out)
+    for _ in range(100):  # another try only when the lock changed hands in between
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)  # as the results file's own folder is made
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            pass
+        except OSError as e:
+            raise UsageError(f"--out {out}: cannot create the lock {path} ({e.strerror or e})") from None
+        else:
+            _flock(fd, wait=True)  # waits only while another run looks at the new, still empty file
+            os.write(fd, _owner_text())
+            return fd
+        try:
+            fd = os.open(path, os.O_RDWR)
+        except FileNotFoundError:
+            continue  # released in between
+        except OSError as e:
+            raise UsageError(f"--out {out}: cannot open the lock {path} ({e.strerror or e})") from None
+        if not _flock(fd, wait=False):
+            owner = _owner(fd)
+            os.close(fd)
+            raise _busy(out, path, owner)
+        if not _still_at(fd, path):  # released (and maybe taken again) before this flock
+            os.close(fd)
+            continue
+        owner = _owner(fd)
+        why = _stale(fd, owner)
+        if why is None:
+            os.close(fd)
+            raise _busy(out, path, owner)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, _owner_text(), 0)
+        print(f"note: took over the stale lock {path}: {why}", file=sys.stderr)
+        return fd
+    raise UsageError(f"--out {out}: the lock {path} keeps changing hands: is another run starting?")
+
+
+@contextmanager
+def output_lock(out: Path) -> Iterator[None]:
+    """Hold OUT.lock while a run writes `out` (and its resumable parts): created atomically (O_EXCL) with this
+    process's pid and host, and flocked. A concurrent run on the same output is refused (one line, exit 2); a lock
+    whose run is over (its pid no longer runs on this host) is taken over with a note, never shared. The lock is
+    removed at the end, whatever the outcome."""
+    path = lock_path(out)
+    fd = _acquire(out)
+    try:
+        yield
+    finally:
+        if _still_at(fd, path):
+            path.unlink(missing_ok=True)
+        os.close(fd)

@@ -4,11 +4,19 @@ cluster (a LocalCluster by default, or any scheduler address, e.g. one started b
 The client reads the input (streamed) and cuts it into the chunks the one-machine path uses; each chunk is a
 partition, answered on a worker by the same Answerer (questions.classify_boards). As each partition finishes, the
 client writes it atomically into RESULTS.parts/part-NNNNNNNN.json; a run that stops (interrupted, a worker or the
-client killed, a bad row) leaves the finished partitions there, and the same command resumes with the missing ones
-(RESULTS.parts/run.json records the input and the options, and a resume with others is refused). At the end the
-parts are joined in input order into RESULTS (atomically) and the folder is removed. A partition lost with a worker
-is recomputed by Dask and written once under its index, so no row is lost or written twice. Few partitions are in
-flight at a time (WINDOW_PER_WORKER per worker), so memory stays flat for any input.
+client killed, a bad row) leaves the finished partitions there, and the same command resumes with the missing ones.
+At the end the parts are joined in input order into RESULTS (atomically) and the folder is removed.
+
+What a resume trusts: RESULTS.parts/run.json, written atomically before any part, records the input (its real path,
+size and SHA-256: hashing costs about 1.2 s per GB, nothing beside the answers' 8-17 ms per board) and the options;
+parts are resumed only under a manifest equal to this run's, so another input (or the same file rewritten), other
+options or parts without a manifest are refused with one line (exit 2, the folder kept: rerun the command that wrote
+it, or remove it). The whole run holds RESULTS.lock (common.output_lock), so a second run on the same RESULTS is
+refused while one runs and cannot write into, or re-create, the folder of another; an input that changes while it is
+read is refused at the end, before the join.
+
+A partition lost with a worker is recomputed by Dask and written once under its index, so no row is lost or written
+twice. Few partitions are in flight at a time (WINDOW_PER_WORKER per worker), so memory stays flat for any input.
 
 Memory allocator: Dask's nanny starts each worker with MALLOC_TRIM_THRESHOLD_=65536 (its default
 `distributed.nanny.pre-spawn-environ`). Setting any glibc threshold turns off glibc's adaptive mmap threshold, so every
@@ -23,6 +31,7 @@ Progress: on a terminal, the boards bar advanced as each partition completes (di
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -101,25 +110,49 @@ def _read_part(folder: Path, index: int) -> dict[str, object] | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
-def _run_description(answerer: Answerer, path: str, out_kind: str) -> dict[str, object]:
-    """What a resumed run must share with the stopped one: the input file (size, mtime), the output kind, the
-    options."""
-    stat = os.stat(path)
+MANIFEST = "run.json"
+INPUT_KEYS: tuple[str, ...] = ("input", "bytes", "sha256")  # what names the input in a manifest
+
+
+def _input_identity(path: str) -> tuple[dict[str, object], tuple[int, int]]:
+    """The input as a manifest names it (real path, size, SHA-256 of the whole file), and its (size, mtime) to tell
+    whether it changed while it was read."""
+    with open(path, "rb") as f:
+        stat = os.fstat(f.fileno())
+        digest = hashlib.sha256()
+        while block := f.read(1 << 20):
+            digest.update(block)
+    return ({"input": os.path.realpath(path), "bytes": stat.st_size, "sha256": digest.hexdigest()},
+            (stat.st_size, stat.st_mtime_ns))
+
+
+def _run_description(answerer: Answerer, identity: dict[str, object], out_kind: str) -> dict[str, object]:
+    """What a resumed run must share with the stopped one: the input, the output kind, the options."""
     options = {k: str(v) for k, v in asdict(answerer).items() if not k.startswith("_") and k != "visual"}
-    return {"input": os.path.abspath(path), "bytes": stat.st_size, "mtime_ns": stat.st_mtime_ns,
-            "output": out_kind, "options": options}
+    return {**identity, "output": out_kind, "options": options}
 
 
 def _prepare_folder(folder: Path, description: dict[str, object]) -> None:
-    manifest = folder / "run.json"
+    """Resume the parts under a manifest equal to `description`, or start the folder with its manifest written first;
+    anything else is refused (one line, the folder kept)."""
+    manifest = folder / MANIFEST
     if manifest.exists():
-        if json.loads(manifest.read_text(encoding="utf-8")) != description:
-            raise UsageError(f"{folder} holds the parts of a run with another input or other options: rerun that "
-                             "command to finish it, or remove the folder")
+        try:
+            recorded = json.loads(manifest.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            recorded = None
+        if recorded != description:
+            other = ("another input (or this file changed since)" if not isinstance(recorded, dict) or
+                     any(recorded.get(k) != description[k] for k in INPUT_KEYS) else "other options")
+            raise UsageError(f"{folder} holds the parts of a run on {other}: rerun that command to finish it, or "
+                             "remove the folder")
         return
+    if any(folder.glob("part-*.json")):  # e.g. written by an older version: whose answers they are is unknown
+        raise UsageError(f"{folder} holds parts without a {MANIFEST} (of an unknown input and options): remove the "
+                         "folder to start again")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(manifest, json.dumps(description))
+        atomic_write_text(manifest, json.dumps(description))  # before any part
     except OSError as e:
         raise UsageError(f"--out: cannot write {folder} ({e.strerror or e})") from None
 
@@ -151,11 +184,13 @@ def dask_client(scheduler: str, workers: int) -> Iterator[Client]:
 def run_on_dask(answerer: Answerer, path: str, chunks: Iterator[Chunk], out: Path, out_kind: str, scheduler: str,
                 workers: int, show: Callable[[int], None], log: TextIO | None = None) -> Counter[str]:
     """Answer every chunk on the cluster, write each as it finishes, then join them into `out` in input order; the
-    count of each kind of board. `show(boards)` advances the progress bar; `log` gets a line per partition."""
+    count of each kind of board. `show(boards)` advances the progress bar; `log` gets a line per partition. The
+    caller holds the lock of `out` (common.output_lock)."""
     from distributed import as_completed
 
     folder = parts_folder(out)
-    _prepare_folder(folder, _run_description(answerer, path, out_kind))
+    identity, before = _input_identity(path)
+    _prepare_folder(folder, _run_description(answerer, identity, out_kind))
     token = uuid.uuid4().hex
     total = 0
     with dask_client(scheduler, workers) as client:
@@ -204,6 +239,10 @@ def run_on_dask(answerer: Answerer, path: str, chunks: Iterator[Chunk], out: Pat
         while in_flight:
             finish_one()
             in_flight -= 1
+    stat = os.stat(path)
+    if (stat.st_size, stat.st_mtime_ns) != before:
+        raise UsageError(f"{path} changed while it was read: its answers would mix two versions; remove {folder} "
+                         "and run again")
     return _join(folder, total, out, out_kind, answerer.columns)
 
 
@@ -215,8 +254,8 @@ def _join(folder: Path, total: int, out: Path, out_kind: str, columns: list[str]
             results.write([csv_header(columns)])
         for index in range(total):
             part = _read_part(folder, index)
-            if part is None:
-                raise RuntimeError(f"partition {index} is missing from {folder}")
+            if part is None:  # removed by hand while this run held the lock: the folder cannot be trusted
+                raise UsageError(f"partition {index} is missing from {folder}: remove the folder and run again")
             results.write([str(part["text"])])
             kinds.update(part["kinds"])  # type: ignore[arg-type]
         results.commit()

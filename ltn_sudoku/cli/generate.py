@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ltn_sudoku.generate.solver import SOLVER_BACKENDS
 from ltn_sudoku.cli import UsageError
+from ltn_sudoku.cli.common import capped_jobs
 from ltn_sudoku.generate import CLASSES, GenerationError, LabelledBoard, generate, generate_mixed, write_csv
 
 
@@ -55,6 +56,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def _make(args: argparse.Namespace) -> list[LabelledBoard]:
     progress = sys.stderr.isatty()
+    if args.workers >= 1:  # below 1 the generator's own check says so
+        args.workers = capped_jobs(args.workers, "--workers")
     if args.mixed:
         if args.subkind is not None:
             raise UsageError("--subkind needs --kind: --mixed mixes every kind")
