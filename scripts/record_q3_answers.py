@@ -3,7 +3,7 @@ tests/fixtures/q3_answers.jsonl, so that tests/test_q3_answers.py can check that
 leaves them as they are.
 
 The boards: 200 rows drawn at random (seed 29) from each shipped Kaggle sample (data/kaggle/: the 1M, 3M and 9M sets)
-and 200 of top1465 (../shared/data/9x9/top1465.txt), stored with their answers so that the test needs no shared data.
+and 200 of top1465 (data/9x9/top1465.txt, shipped whole), stored with their answers so that the test reads no data set.
 The committed fixture was recorded by the code before issue 29 (commit dff8c45) with Q3's time budget lifted: under a
 time budget the answer depended on the machine's load, and what is recorded is the answer Q3 gave whenever its budget
 did not bite. Run today, the script records answer_q3(board, full=True), which on 9x9 boards is that same answer
@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.io import atomic_write_text, read_boards
-from ltn_sudoku.paths import DATA_DIR, shared_file
+from ltn_sudoku.paths import DATA_DIR
 
 SETS: dict[str, str] = {
     "kaggle 1M": "kaggle/kaggle_1m_sample1000.csv.gz",
@@ -60,8 +60,7 @@ def essentials(answer: Mapping[str, object]) -> dict[str, object]:
 
 
 def pick(name: str, path: str, count: int) -> list[Board]:
-    local = DATA_DIR / path
-    boards = read_boards(local if local.exists() else shared_file(path))
+    boards = read_boards(DATA_DIR / path)  # every set ships in data/ (data/README.md)
     return random.Random(29).sample(boards, min(count, len(boards)))
 
 

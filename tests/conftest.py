@@ -1,10 +1,52 @@
-"""Suite-wide options: `pytest --device cuda` runs the device-parametrized tests (tests/test_device.py) on a GPU."""
+"""Suite-wide options and settings.
+
+- `pytest --device cuda` runs the device-parametrized tests (tests/test_device.py) on a GPU.
+- The data home (`$LTN_SUDOKU_DATA`, ltn_sudoku/paths.py) is an empty temporary folder for the whole session, from
+  before collection (parametrize arguments read files too) to the end, in subprocesses too: the tests read only the
+  files shipped in data/ (`paths.DATA_DIR`, data/README.md) and the files they make, never a developer's full data
+  sets, and a test that asks the data home for a set that is not shipped fails (DataNotFound) instead of passing on one
+  machine only.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+
 import pytest
 
+from ltn_sudoku.paths import DATA_HOME_VARIABLE
+
+_EMPTY_DATA_HOME: dict[str, str | None] = {}  # the folder made, and the variable's value before the session
+
 DEVICES: tuple[str, ...] = ("cpu", "cuda")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Point the data home at a new empty folder before anything is collected (each xdist worker makes its own)."""
+    _EMPTY_DATA_HOME["previous"] = os.environ.get(DATA_HOME_VARIABLE)
+    _EMPTY_DATA_HOME["folder"] = os.environ[DATA_HOME_VARIABLE] = tempfile.mkdtemp(prefix="ltn_sudoku_empty_data_home_")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder, previous = _EMPTY_DATA_HOME.pop("folder", None), _EMPTY_DATA_HOME.pop("previous", None)
+    if folder is None:
+        return
+    shutil.rmtree(folder, ignore_errors=True)
+    if previous is None:
+        os.environ.pop(DATA_HOME_VARIABLE, None)
+    else:
+        os.environ[DATA_HOME_VARIABLE] = previous
+
+
+@pytest.fixture(scope="session", autouse=True)
+def empty_data_home() -> str:
+    """The session's data home, the empty folder made before collection: checked in place when the tests start."""
+    folder = _EMPTY_DATA_HOME["folder"]
+    assert folder is not None and os.environ.get(DATA_HOME_VARIABLE) == folder, "the test data home was changed"
+    assert not os.listdir(folder), f"the test data home {folder} is not empty"
+    return folder
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

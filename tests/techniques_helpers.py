@@ -11,7 +11,7 @@ from typing import Sequence
 from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.exact import count_solutions, solve
-from ltn_sudoku.techniques.soundness import shared_puzzles
+from ltn_sudoku.techniques.soundness import sample_puzzles
 
 
 def random_unique_puzzle(n: int, rng: random.Random, keep: float = 0.5) -> tuple[Board, Board]:
@@ -42,11 +42,11 @@ def random_unique_puzzle(n: int, rng: random.Random, keep: float = 0.5) -> tuple
 
 def mixed_corpus(per_file: int, generated: dict[int, int], seed: int = 0,
                  files: Sequence[str] = ("9x9/top1465.txt", "9x9/qqwing_expert.txt")) -> list[tuple[Board, Board]]:
-    """(puzzle, solution) pairs: `per_file` puzzles sampled from each shared file plus `generated[n]` random unique
+    """(puzzle, solution) pairs: `per_file` puzzles sampled from each public file shipped in data/ plus `generated[n]` random unique
     puzzles of side n (e.g. {4: 20, 16: 4}), all reproducible from `seed`."""
     pairs: list[tuple[Board, Board]] = []
     for name in files:
-        for puzzle in shared_puzzles(name, per_file, seed):
+        for puzzle in sample_puzzles(name, per_file, seed):
             solution = solve(puzzle)
             assert solution is not None
             pairs.append((puzzle, solution))

@@ -25,7 +25,7 @@ from ltn_sudoku.logic.axioms import (
     rule_axioms,
 )
 from ltn_sudoku.logic.grounding import Grounding, one_hot_givens
-from ltn_sudoku.paths import shared_file
+from ltn_sudoku.paths import DATA_DIR
 
 OPEN_KINDS = [("open_solvable", "unique"), ("open_solvable", "multiple"), ("open_impossible", "obvious"),
               ("open_impossible", "subtle")]
@@ -88,8 +88,8 @@ def test_answers_match_the_exact_solver_on_every_class(n: int) -> None:
 
 def test_hard_public_puzzles_are_solved() -> None:
     """The hardest public puzzles: the unique solution, found and proved unique, by the weakest order too."""
-    boards = read_boards(shared_file("9x9/hardest11.txt"))[:4] + read_boards(
-        shared_file("9x9/forum_hardest_1905_se11.txt"))[:3]
+    boards = read_boards(DATA_DIR / "9x9/hardest11.txt")[:4] + read_boards(
+        DATA_DIR / "9x9/forum_hardest_1905_se11_first200.txt")[:3]
     for board in boards:
         result = solve(board, Ascending(), limit=2)
         assert result.verdict == "solved" and result.complete
@@ -116,7 +116,7 @@ def test_oracle_never_guesses_wrong_on_unique_puzzles() -> None:
 def test_wrong_guesses_count_refuted_subtrees() -> None:
     """On an impossible board every guessed digit is wrong; on a solvable one nodes = 1 + guesses tried."""
     boards = []
-    for puzzle in read_boards(shared_file("9x9/hardest11.txt"))[:4]:  # one wrong digit that no peer rules out
+    for puzzle in read_boards(DATA_DIR / "9x9/hardest11.txt")[:4]:  # one wrong digit that no peer rules out
         cell = puzzle.empty_cells[0]
         wrong = next(d for d in puzzle.candidates(cell) if d != solutions(puzzle, 1)[0].values[cell])
         boards.append(puzzle.with_value(cell, wrong))
@@ -124,13 +124,13 @@ def test_wrong_guesses_count_refuted_subtrees() -> None:
     results = [solve(board, Ascending()) for board in boards]
     assert all(r.verdict == "none" and r.nodes == 1 + r.wrong_guesses for r in results)
     assert max(r.wrong_guesses for r in results) > 0
-    puzzle = read_boards(shared_file("9x9/hardest11.txt"))[0]
+    puzzle = read_boards(DATA_DIR / "9x9/hardest11.txt")[0]
     result = solve(puzzle, Ascending())
     assert result.order_calls >= 1 and result.nodes >= 1 + result.wrong_guesses
 
 
 def test_branch_cell_takes_fewest_digits_then_the_orders_preference() -> None:
-    board = read_boards(shared_file("9x9/hardest11.txt"))[1]
+    board = read_boards(DATA_DIR / "9x9/hardest11.txt")[1]
     state = propagate(np.array(board.values, dtype=np.int16)).crisp
     counts = np.where(state.values == 0, state.possible.sum(1), 99)
     scores = np.zeros(state.possible.shape, dtype=np.float32)
@@ -143,7 +143,7 @@ def test_branch_cell_takes_fewest_digits_then_the_orders_preference() -> None:
 
 
 def test_orders_prefer_what_they_say() -> None:
-    board = read_boards(shared_file("9x9/hardest11.txt"))[2]
+    board = read_boards(DATA_DIR / "9x9/hardest11.txt")[2]
     state = propagate(np.array(board.values, dtype=np.int16)).crisp
     t = tables(9)
     cell = int(np.flatnonzero(state.values == 0)[0])
@@ -160,7 +160,7 @@ def test_orders_prefer_what_they_say() -> None:
 
 
 def test_max_nodes_cuts_the_search() -> None:
-    board = read_boards(shared_file("9x9/forum_hardest_1905_se11.txt"))[0]
+    board = read_boards(DATA_DIR / "9x9/forum_hardest_1905_se11_first200.txt")[0]
     result = solve(board, Ascending(), max_nodes=3)
     assert not result.complete and result.nodes == 3 and result.verdict in ("cut", "solved")
 
@@ -168,7 +168,7 @@ def test_max_nodes_cuts_the_search() -> None:
 def test_the_first_solution_counts_are_those_of_limit_one() -> None:
     """With a higher limit the search goes on after the first solution; the counts at that solution stay those of a
     search that stops there (what the order buys), and the refutations after it are counted only in the totals."""
-    boards = read_boards(shared_file("9x9/hardest11.txt"))[:3] + [r.board for r in generate(
+    boards = read_boards(DATA_DIR / "9x9/hardest11.txt")[:3] + [r.board for r in generate(
         9, "open_solvable", 2, 5, kind="multiple", unique=False)]
     for board in boards:
         first, longer = solve(board, Ascending(), limit=1), solve(board, Ascending(), limit=3)

@@ -12,12 +12,12 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.cli import main
 from ltn_sudoku.exact import count_solutions, solve
 from ltn_sudoku.io import read_boards
-from ltn_sudoku.paths import shared_file
+from ltn_sudoku.paths import DATA_DIR
 
 
 def test_complete_solver_answers_hard_and_impossible_boards(capsys: pytest.CaptureFixture[str],
                                                             tmp_path: Path) -> None:
-    hard = read_boards(shared_file("9x9/hardest11.txt"))[0]
+    hard = read_boards(DATA_DIR / "9x9/hardest11.txt")[0]
     cell = hard.empty_cells[0]
     impossible = hard.with_value(cell, next(d for d in hard.candidates(cell) if d != solve(hard).values[cell]))
     assert count_solutions(impossible) == 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from test_io import BAD_FILES, SEED_4, SEED_9
 
 from ltn_sudoku.cli import build_parser, run_command
 from ltn_sudoku.cli.allocator import keep_large_arrays_in_heap
-from ltn_sudoku.paths import DATA_DIR, shared_file
+from ltn_sudoku.paths import DATA_DIR, DATA_HOME_VARIABLE
 
 SEED_9_SOLUTION = "281465973496173582357892614549627831623918457178354269734286195815749326962531748"
 IMPOSSIBLE_9 = "12345678." + "." * 35 + "9" + "." * 36
@@ -268,7 +269,7 @@ def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_jobs_keep_input_order(capsys: pytest.CaptureFixture[str], tmp_path: Path, small_chunks: None) -> None:
-    boards = [line for line in shared_file("9x9/top95.txt").read_text().splitlines() if line.strip()][:9]
+    boards = [line for line in (DATA_DIR / "9x9/top95.txt").read_text().splitlines() if line.strip()][:9]
     path = tmp_path / "b.txt"
     path.write_text("\n".join(boards) + "\n")
     runs = []
@@ -345,12 +346,25 @@ def test_bench_classify_sparse_section_times_the_default_command(capsys: pytest.
     assert (n, count) == ("16", "2") and 0 < float(mean_cpu) <= float(worst_cpu) and 0 <= int(limited) <= 2
 
 
+@pytest.fixture
+def kaggle_1m_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """scripts/bench_classify.py as a module, with a data home made for the test: the script reads the first rows of
+    the data home's full Kaggle 1M copy (its KAGGLE_1M); here that file holds the shipped sample's 1,000 real 1M rows
+    (data/kaggle/), in this process and the child processes the script starts."""
+    script = _bench_classify_script()
+    home = tmp_path / "data_home"
+    (home / script.KAGGLE_1M).parent.mkdir(parents=True)
+    shutil.copy(DATA_DIR / "kaggle" / "kaggle_1m_sample1000.csv.gz", home / script.KAGGLE_1M)
+    monkeypatch.setenv(DATA_HOME_VARIABLE, str(home))
+    return script
+
+
 @pytest.mark.slow
-def test_bench_classify_dataset_section_on_a_few_rows(capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_classify_dataset_section_on_a_few_rows(capsys: pytest.CaptureFixture[str], kaggle_1m_home) -> None:
     """scripts/bench_classify.py --sections dataset --dataset-rows 4 (about a minute: each run a fresh process with
     torch, Dask a LocalCluster): one row per run, the same results files, and the Dask-vs---jobs-2 verdict."""
     pytest.importorskip("distributed")
-    script = _bench_classify_script()
+    script = kaggle_1m_home
     assert script.main(["--sections", "dataset", "--dataset-rows", "4", "--runs", "jobs2", "dask2"]) == 0
     out = capsys.readouterr().out
     assert "on 4 real rows" in out and "every run's results file is the same" in out
@@ -360,12 +374,13 @@ def test_bench_classify_dataset_section_on_a_few_rows(capsys: pytest.CaptureFixt
 
 
 @pytest.mark.slow
-def test_bench_classify_allocator_section_shows_dasks_page_faults(capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_classify_allocator_section_shows_dasks_page_faults(capsys: pytest.CaptureFixture[str],
+                                                                  kaggle_1m_home) -> None:
     """scripts/bench_classify.py --sections allocator on 50 rows (four child processes, about 15 s): Dask's default
     MALLOC_TRIM_THRESHOLD_ makes the same answers fault far more pages than no variable, and the MALLOC_MMAP_THRESHOLD_
     that --dask adds undoes it (the cause of the Dask workers' system time, docs/cli.md); classify-board's own
     setting faults fewer pages than none."""
-    script = _bench_classify_script()
+    script = kaggle_1m_home
     assert script.main(["--sections", "allocator", "--dataset-rows", "50"]) == 0
     out = capsys.readouterr().out
     faults = {name: int(line.split()[-2].replace(",", "")) for line in out.splitlines()

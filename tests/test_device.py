@@ -30,14 +30,14 @@ from ltn_sudoku.logic.load import load_model
 from ltn_sudoku.logic.predict import LtnPredictor
 from ltn_sudoku.logic.schema import compose_config
 from ltn_sudoku.logic.train import train
-from ltn_sudoku.paths import DATA_DIR, REPO_ROOT, SHARED_DATA
+from ltn_sudoku.paths import DATA_DIR, REPO_ROOT
 from tests.test_train import TINY, TINY_EVAL
 
 LEARNED = [REPO_ROOT / "ltn_sudoku" / p for p in ("logic", "branching", "train.py", "evaluate.py", "cli/visual.py")]
 TINY_9 = ["data.train.solvable=12", "data.train.impossible=4", "data.val.solvable=4", "data.val.impossible=4",
           "data.val.closed_valid=2", "data.val.closed_invalid=2"]
 TINY_VISUAL = ["data.train_boards=8", "data.val_boards=8", "data.test_boards=8", "train.epochs=1",
-               "train.progress=false", f"data.mnist_path={SHARED_DATA / 'mnist'}"]
+               "train.progress=false", f"data.mnist_path={DATA_DIR / 'mnist_sample'}"]
 SEED_4 = "1.34341.21434.21"
 SEED_9 = "2.14.....4...7358..5....6....9.2.8.1.23.1..5...8354..97..28.....15..93.6.6....74."
 ENV = {**os.environ, "PYTHONWARNINGS": "ignore", "OMP_NUM_THREADS": "1"}

@@ -195,9 +195,9 @@ def test_dead_end_budget_leaves_small_sides_uncapped() -> None:
 def test_single_board_path_agrees_with_the_batch_on_9x9() -> None:
     from ltn_sudoku.exact import count_solutions_batch
     from ltn_sudoku.io import read_boards
-    from ltn_sudoku.paths import shared_file
+    from ltn_sudoku.paths import DATA_DIR
 
-    boards = read_boards(shared_file("9x9/top1465.txt"))[:300]
+    boards = read_boards(DATA_DIR / "9x9/top1465.txt")[:300]
     puzzles = np.array([b.values for b in boards], np.int32)
     puzzles[::7, 0] = puzzles[::7, 1]  # clashes: no solution
     puzzles[::11, :20] = 0  # fewer givens: several solutions

@@ -1,4 +1,4 @@
-"""Board formats: round trips of every format at every tested size, auto-detection, the shared data files, and a
+"""Board formats: round trips of every format at every tested size, auto-detection, the shipped data files, and a
 clear located FormatError for every kind of bad input."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from ltn_sudoku.io import (
     read_stream_records,
     write_boards,
 )
-from ltn_sudoku.paths import shared_file
+from ltn_sudoku.paths import DATA_DIR
 
 SEED_9 = "2.14.....4...7358..5....6....9.2.8.1.23.1..5...8354..97..28.....15..93.6.6....74."
 SEED_4 = "1.3434.22143432."
@@ -172,13 +172,13 @@ def test_parse_board_text_variants() -> None:
         assert parse_board_text(text) == seed
 
 
-# ---- the shared data files -----------------------------------------------------------------------------------------
-SHARED = [
+# ---- the shipped data files (data/README.md: whole copies and samples of the public sets) ---------------------------
+SHIPPED = [
     ("9x9/top95.txt", 95, 9), ("9x9/hardest11.txt", 11, 9), ("9x9/top1465.txt", 1465, 9),
-    ("9x9/17clue_49158.txt", 49158, 9), ("9x9/forum_hardest_1106.txt", 375, 9),
-    ("9x9/forum_hardest_1905_se11.txt", 48766, 9), ("9x9/serg_benchmark_10000.txt", 10000, 9),
+    ("9x9/17clue_sample1000.txt", 1000, 9), ("9x9/forum_hardest_1106.txt", 375, 9),
+    ("9x9/forum_hardest_1905_se11_first200.txt", 200, 9), ("9x9/serg_benchmark_sample2000.txt", 2000, 9),
     ("9x9/qqwing_simple.txt", 1000, 9), ("9x9/qqwing_easy.txt", 1000, 9), ("9x9/qqwing_intermediate.txt", 1000, 9),
-    ("9x9/qqwing_expert.txt", 1000, 9), ("9x9/diabolical_se5plus.txt", 39719, 9),
+    ("9x9/qqwing_expert.txt", 1000, 9), ("9x9/diabolical_se5plus_first200.txt", 200, 9),
     ("generalized/sudoku_rank_3.csv", 3000, 9), ("generalized/sudoku_rank_4.csv", 10, 16),
     ("generalized/sudoku_rank_5.csv", 10, 25), ("generalized/sudoku_rank_6.csv", 10, 36),
     ("generalized/sudoku_rank_7.csv", 6, 49), ("generalized/sudoku_rank_8.csv", 5, 64),
@@ -186,16 +186,22 @@ SHARED = [
 ]
 
 
-@pytest.mark.parametrize(("relative", "count", "n"), SHARED)
-def test_shared_files_read_with_the_right_count_and_size(relative: str, count: int, n: int) -> None:
-    boards = read_boards(shared_file(relative))
+@pytest.mark.parametrize(("relative", "count", "n"), SHIPPED)
+def test_shipped_files_read_with_the_right_count_and_size(relative: str, count: int, n: int) -> None:
+    boards = read_boards(DATA_DIR / relative)
     assert len(boards) == count
     assert {b.n for b in boards} == {n}
     assert all(b.is_consistent and not b.is_closed for b in boards[:50])
 
 
+def test_every_shipped_puzzle_file_is_read_above() -> None:
+    found = sorted(p.relative_to(DATA_DIR).as_posix() for folder in ("9x9", "generalized")
+                   for p in (DATA_DIR / folder).iterdir())
+    assert found == sorted(relative for relative, _, _ in SHIPPED)
+
+
 def test_diabolical_lines_yield_their_puzzle_token() -> None:
-    path = shared_file("9x9/diabolical_se5plus.txt")
+    path = DATA_DIR / "9x9/diabolical_se5plus_first200.txt"
     first = path.read_text().splitlines()[0].split()
     assert read_records(path)[0].board == decode_cells(first[1])
 
@@ -335,7 +341,7 @@ def test_space_separated_grids(tmp_path: Path) -> None:
 
 
 def test_id_puzzle_rating_lines_keep_the_id(tmp_path: Path) -> None:
-    path = shared_file("9x9/diabolical_se5plus.txt")
+    path = DATA_DIR / "9x9/diabolical_se5plus_first200.txt"
     first = path.read_text().splitlines()[0].split()
     record = next(iter_records(path))
     assert record.fields == {"id": first[0], "rating": first[2]}
@@ -353,7 +359,7 @@ def test_gzip_files_and_streams_read_transparently(tmp_path: Path) -> None:
     plain = read_records(write(tmp_path, "b.txt", text))
     assert read_records(path) == plain
     assert read_stream_records(io.BytesIO(gzip.compress(text.encode()))) == plain
-    kaggle = read_records(shared_file("kaggle/kaggle_3m_first1000.csv.gz"))
+    kaggle = read_records(DATA_DIR / "kaggle/kaggle_3m_sample1000.csv.gz")
     assert len(kaggle) == 1000 and all(r.solution is not None for r in kaggle[:5])
 
 

@@ -100,12 +100,11 @@ def test_the_complete_solver_in_the_ltn_section_matches_the_exact_solver(n: int)
     the option the key is absent (the default answer unchanged)."""
     from ltn_sudoku.exact import count_solutions, solutions
     from ltn_sudoku.io import read_boards
-    from ltn_sudoku.paths import shared_file
     from tests.test_branching import boards_of_every_class
 
     boards = boards_of_every_class(n, 3) + [Board([1, 1] + [0] * (n * n - 2), n)]  # + a clash of givens
     if n == 9:
-        boards += read_boards(shared_file("9x9/hardest11.txt"))[:2] + real_boards(2)
+        boards += read_boards(DATA_DIR / "9x9/hardest11.txt")[:2] + real_boards(2)
     for limit in (1, 3):
         answers = [s.answer for s in LtnAnswers(complete=limit).sections(boards, batch=5)]
         for board, answer in zip(boards, answers):

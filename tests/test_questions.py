@@ -15,7 +15,7 @@ from ltn_sudoku import questions
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import count_solutions, random_solutions, solutions
 from ltn_sudoku.io import parse_board_text, read_boards
-from ltn_sudoku.paths import DATA_DIR, shared_file
+from ltn_sudoku.paths import DATA_DIR
 from ltn_sudoku.questions import Report
 from ltn_sudoku.report_text import render_report
 
@@ -124,7 +124,7 @@ def changed_given(board: Board, rng: random.Random) -> Board:
 def puzzles_9x9(seed: int) -> list[Board]:
     """Unique qqwing puzzles, the same with givens removed (several solutions) and with one given changed (none)."""
     rng = random.Random(seed)
-    base = rng.sample(read_boards(shared_file("9x9/qqwing_easy.txt")), 3)
+    base = rng.sample(read_boards(DATA_DIR / "9x9/qqwing_easy.txt"), 3)
     boards = list(base)
     for b in base:
         filled = [c for c in range(81) if b.values[c]]

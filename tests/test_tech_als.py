@@ -14,7 +14,7 @@ from ltn_sudoku.techniques.soundness import (
     SINGLES,
     assert_sound,
     run_pure,
-    shared_puzzles,
+    sample_puzzles,
     states_from_puzzle,
     walk_sound,
 )
@@ -123,7 +123,7 @@ def test_sound_on_hard_and_generated_puzzles() -> None:
 def test_walk_with_singles_stays_sound() -> None:
     names = {t.name for t in als.TECHNIQUES}
     fired = 0
-    for puzzle in shared_puzzles("9x9/top1465.txt", 4, seed=11):
+    for puzzle in sample_puzzles("9x9/top1465.txt", 4, seed=11):
         _, counts = walk_sound(puzzle, SINGLES + list(FINDERS.values()), solve(puzzle))
         fired += sum(n for name, n in counts.items() if name in names)
     assert fired >= 300, fired  # 360 when written: ALS steps were checked, not only singles

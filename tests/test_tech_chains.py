@@ -16,14 +16,14 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid, Step
 from ltn_sudoku.exact import solve
 from ltn_sudoku.io import read_boards
-from ltn_sudoku.paths import shared_file
+from ltn_sudoku.paths import DATA_DIR
 from ltn_sudoku.techniques import chains
 from ltn_sudoku.techniques.hodoku import RegCase, case_finder, hodoku_exemplars, load_cases
 from ltn_sudoku.techniques.soundness import (
     SINGLES,
     assert_sound,
     run_pure,
-    shared_puzzles,
+    sample_puzzles,
     states_from_puzzle,
     walk_sound,
 )
@@ -99,7 +99,7 @@ def test_remote_pair_broken_by_one_candidate() -> None:
 
 
 @pytest.mark.parametrize("grid", [CandidateGrid.from_board(Board.empty(9)),
-                                  CandidateGrid.from_board(solve(shared_puzzles("9x9/top95.txt", 1)[0]))],
+                                  CandidateGrid.from_board(solve(sample_puzzles("9x9/top95.txt", 1)[0]))],
                          ids=["no strong link", "solved"])
 def test_nothing_fires_without_strong_links(grid: CandidateGrid) -> None:
     for technique in chains.TECHNIQUES:
@@ -154,7 +154,7 @@ def test_hodoku_exemplars_solve_with_singles_and_the_chain(tag: str, name: str, 
 # ---- soundness against the exact solver -----------------------------------------------------------------------------
 def _sixteen(count: int) -> list[tuple[Board, Board]]:
     pairs = []
-    for puzzle in read_boards(shared_file("generalized/sudoku_rank_4.csv"))[:count]:
+    for puzzle in read_boards(DATA_DIR / "generalized/sudoku_rank_4.csv")[:count]:
         solution = solve(puzzle)
         assert solution is not None
         pairs.append((puzzle, solution))
@@ -188,7 +188,7 @@ def test_sound_on_top1465_and_generated_states() -> None:
 def test_walks_with_singles_and_chains_stay_sound() -> None:
     finders = SINGLES + [t.finder for t in chains.TECHNIQUES]
     fired: dict[str, int] = {}
-    for puzzle in shared_puzzles("9x9/top1465.txt", 12, seed=4):
+    for puzzle in sample_puzzles("9x9/top1465.txt", 12, seed=4):
         _, counts = walk_sound(puzzle, finders)
         for name, n in counts.items():
             fired[name] = fired.get(name, 0) + n
@@ -199,9 +199,9 @@ def test_walks_with_singles_and_chains_stay_sound() -> None:
 def test_sound_on_thousands_of_states() -> None:
     """300 top1465 puzzles (three states each), a qqwing expert sample, 16x16 and 4x4 boards (the whole sets run in
     scripts/bench_techniques.py soundness)."""
-    pairs = [(p, solve(p)) for p in shared_puzzles("9x9/top1465.txt", 300, seed=7)]
+    pairs = [(p, solve(p)) for p in sample_puzzles("9x9/top1465.txt", 300, seed=7)]
     pairs += mixed_corpus(0, {4: 100}, seed=7) + _sixteen(4)
-    pairs += [(p, solve(p)) for p in shared_puzzles("9x9/qqwing_expert.txt", 100, seed=7)]
+    pairs += [(p, solve(p)) for p in sample_puzzles("9x9/qqwing_expert.txt", 100, seed=7)]
     checked = _check_states(pairs, states=3, als_every=10, seed=7)
     assert sum(checked.values()) > 10_000, checked
 
@@ -210,7 +210,7 @@ def test_sound_on_thousands_of_states() -> None:
 def test_walks_on_hundreds_of_puzzles_stay_sound() -> None:
     finders = SINGLES + [t.finder for t in chains.TECHNIQUES]
     fired = 0
-    for puzzle in shared_puzzles("9x9/top1465.txt", 150, seed=8):
+    for puzzle in sample_puzzles("9x9/top1465.txt", 150, seed=8):
         _, counts = walk_sound(puzzle, finders)
         fired += sum(n for name, n in counts.items() if name in BY_NAME)
     assert fired > 150, fired  # chain steps were checked (12 puzzles give > 50 in the fast test above)
@@ -236,7 +236,7 @@ def test_time_per_call_on_engine_states(capsys: pytest.CaptureFixture[str]) -> N
     last = priority(chains.TECHNIQUES[-1])
     pipeline = [timed(t) if t.name in times else t for t in all_techniques() if priority(t) <= last]
     engine = Engine(pipeline)
-    solved = sum(engine.solve(p).logic_only for p in shared_puzzles("9x9/top1465.txt", 60, seed=9))
+    solved = sum(engine.solve(p).logic_only for p in sample_puzzles("9x9/top1465.txt", 60, seed=9))
     with capsys.disabled():
         print(f"\nlogic-only solved {solved}/60")
         for name, ts in times.items():

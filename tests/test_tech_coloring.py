@@ -123,6 +123,7 @@ def test_sound_on_walks_and_diverse_states() -> None:
 
 @pytest.mark.slow
 def test_sound_on_thousands_of_puzzles() -> None:
-    files = ("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/forum_hardest_1106.txt", "9x9/serg_benchmark_10000.txt")
+    files = ("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/forum_hardest_1106.txt",
+             "9x9/serg_benchmark_sample2000.txt")
     corpus = mixed_corpus(1500, {4: 300, 16: 10}, seed=23, files=files)
     assert sweep_sound(corpus, FINDERS, seed=17, states=2, walk=SINGLES + FINDERS)

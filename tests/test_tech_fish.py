@@ -128,5 +128,5 @@ def test_fish_sound_on_diverse_states() -> None:
 @pytest.mark.slow
 def test_fish_sound_on_thousands_of_puzzles() -> None:
     corpus = mixed_corpus(300, {4: 200, 16: 6}, seed=10,
-                          files=("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/17clue_49158.txt"))
+                          files=("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/17clue_sample1000.txt"))
     assert sweep_sound(corpus, FINDERS, seed=14, states=2, walk=_pipeline())

@@ -15,7 +15,7 @@ from ltn_sudoku.exact import solve
 from ltn_sudoku.techniques import forcing
 from ltn_sudoku.techniques.base import Finder
 from ltn_sudoku.techniques.hodoku import load_cases
-from ltn_sudoku.techniques.soundness import SINGLES, assert_sound, run_pure, shared_puzzles, states_from_puzzle
+from ltn_sudoku.techniques.soundness import SINGLES, assert_sound, run_pure, sample_puzzles, states_from_puzzle
 from tests.techniques_helpers import marked_grid, mixed_corpus
 
 FINDERS: list[Finder] = [t.finder for t in forcing.TECHNIQUES]
@@ -117,7 +117,7 @@ def _solved_by_forcing(puzzle: Board) -> bool:
 
 
 def test_singles_and_forcing_solve_top1465_sample() -> None:
-    sample = shared_puzzles("9x9/top1465.txt", 40, seed=1)
+    sample = sample_puzzles("9x9/top1465.txt", 40, seed=1)
     assert sum(_solved_by_forcing(p) for p in sample) == len(sample)
 
 
@@ -125,7 +125,7 @@ def test_singles_and_forcing_solve_top1465_sample() -> None:
 def test_singles_and_forcing_solve_top1465() -> None:
     """A 400-puzzle sample solved without search, every forcing step applied on the way checked (all 1465 are solved
     in `scripts/bench_techniques.py stages`)."""
-    puzzles = shared_puzzles("9x9/top1465.txt", 400, seed=3)
+    puzzles = sample_puzzles("9x9/top1465.txt", 400, seed=3)
     assert sum(_solved_by_forcing(p) for p in puzzles) == len(puzzles)
 
 

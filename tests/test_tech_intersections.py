@@ -115,5 +115,5 @@ def test_intersections_sound_on_diverse_states() -> None:
 def test_intersections_sound_on_thousands_of_puzzles() -> None:
     finders = [t.finder for t in singles.TECHNIQUES + intersections.TECHNIQUES]
     corpus = mixed_corpus(1500, {4: 200, 16: 20}, seed=6,
-                          files=("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/17clue_49158.txt"))
+                          files=("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/17clue_sample1000.txt"))
     assert sweep_sound(corpus, FINDERS, seed=12, states=2, walk=finders)

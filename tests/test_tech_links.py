@@ -14,7 +14,7 @@ from ltn_sudoku.board import Board, iter_bits
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.exact import solve
 from ltn_sudoku.io import read_boards
-from ltn_sudoku.paths import shared_file
+from ltn_sudoku.paths import DATA_DIR
 from ltn_sudoku.techniques.links import (
     GroupNode,
     LinkGraph,
@@ -28,10 +28,10 @@ from tests.techniques_helpers import marked_grid, mixed_corpus
 
 
 def _states(seed: int = 0) -> list[tuple[CandidateGrid, Board]]:
-    """Candidate grids with their solution: 9x9 (top1465, qqwing expert), generated 4x4, shared 16x16."""
+    """Candidate grids with their solution: 9x9 (top1465, qqwing expert), generated 4x4, a shipped 16x16."""
     rng = random.Random(seed)
     pairs = mixed_corpus(3, {4: 4}, seed=seed)
-    for puzzle in read_boards(shared_file("generalized/sudoku_rank_4.csv"))[:1]:
+    for puzzle in read_boards(DATA_DIR / "generalized/sudoku_rank_4.csv")[:1]:
         solution = solve(puzzle)
         assert solution is not None
         pairs.append((puzzle, solution))

@@ -95,7 +95,7 @@ def test_singles_sound_on_diverse_states() -> None:
 @pytest.mark.slow
 def test_singles_sound_on_thousands_of_puzzles() -> None:
     corpus = mixed_corpus(1500, {4: 200, 16: 20}, seed=5,
-                          files=("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/17clue_49158.txt"))
+                          files=("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/17clue_sample1000.txt"))
     assert sweep_sound(corpus, FINDERS, seed=11, states=2, walk=FINDERS)
 
 

@@ -14,7 +14,7 @@ from ltn_sudoku.exact import count_solutions_batch, solve
 from ltn_sudoku.generate import generate
 from ltn_sudoku.techniques.hodoku import hodoku_exemplars
 from ltn_sudoku.techniques.registry import FAMILY_MODULES
-from ltn_sudoku.techniques.soundness import shared_puzzles
+from ltn_sudoku.techniques.soundness import sample_puzzles
 from ltn_sudoku.tiers import (
     TIER_FAMILIES,
     TIER_NAMES,
@@ -76,9 +76,9 @@ def test_hodoku_chain_exemplars_are_at_most_t5() -> None:
 def test_qqwing_levels_bound_the_tiers() -> None:
     """QQWing: 'simple' needs singles only; 'intermediate' needs its intersections or pairs; 'expert' needs
     guessing with those (so at least T3, QQWing having no triples)."""
-    assert tiers(shared_puzzles("9x9/qqwing_simple.txt", 30, seed=1)).tolist() == [1] * 30
-    assert set(tiers(shared_puzzles("9x9/qqwing_intermediate.txt", 20, seed=1)).tolist()) <= {2, 3}
-    assert min(tiers(shared_puzzles("9x9/qqwing_expert.txt", 8, seed=1)).tolist()) >= 3
+    assert tiers(sample_puzzles("9x9/qqwing_simple.txt", 30, seed=1)).tolist() == [1] * 30
+    assert set(tiers(sample_puzzles("9x9/qqwing_intermediate.txt", 20, seed=1)).tolist()) <= {2, 3}
+    assert min(tiers(sample_puzzles("9x9/qqwing_expert.txt", 8, seed=1)).tolist()) >= 3
 
 
 def test_constructed_t2_puzzle() -> None:
@@ -137,7 +137,7 @@ def _check_against_engine_and_exact(boards: list[Board]) -> set[int]:
 
 
 def test_labels_agree_with_restarted_engines_and_the_exact_solution() -> None:
-    boards = (_generated(9, 12, seed=7, givens=(22, 32)) + shared_puzzles("9x9/qqwing_expert.txt", 4, seed=2)
+    boards = (_generated(9, 12, seed=7, givens=(22, 32)) + sample_puzzles("9x9/qqwing_expert.txt", 4, seed=2)
               + _exemplars("l2", 1) + _exemplars("n2", 1))
     assert {1, 2, 3, 4} <= _check_against_engine_and_exact(boards)
     assert 1 in _check_against_engine_and_exact(_generated(4, 20, seed=7, givens=(4, 6)))
@@ -145,7 +145,7 @@ def test_labels_agree_with_restarted_engines_and_the_exact_solution() -> None:
 
 @pytest.mark.slow
 def test_labels_agree_on_hard_public_puzzles() -> None:
-    boards = shared_puzzles("9x9/top95.txt", 15, seed=3) + shared_puzzles("9x9/top1465.txt", 15, seed=3)
+    boards = sample_puzzles("9x9/top95.txt", 15, seed=3) + sample_puzzles("9x9/top1465.txt", 15, seed=3)
     assert {5, 6} <= _check_against_engine_and_exact(boards)
 
 
@@ -177,7 +177,7 @@ def test_singles_refutations_are_proofs_and_catch_the_obvious_boards(n: int) -> 
 
 
 def test_monotone_in_the_tier() -> None:
-    boards = _generated(9, 6, seed=5, givens=(22, 26)) + shared_puzzles("9x9/top95.txt", 2, seed=5)
+    boards = _generated(9, 6, seed=5, givens=(22, 26)) + sample_puzzles("9x9/top95.txt", 2, seed=5)
     for board in boards:
         previous = board
         for k in range(1, 7):

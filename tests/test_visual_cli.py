@@ -15,7 +15,7 @@ from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.logic.schema import compose_config
 from ltn_sudoku.logic.train import train
 from ltn_sudoku.logic.visual.data import build_data
-from ltn_sudoku.paths import SHARED_DATA
+from ltn_sudoku.paths import DATA_DIR
 
 
 def classify(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -30,7 +30,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
     run = tmp_path_factory.mktemp("visual_run")
     cfg = compose_config(["model=visual_4x4", f"run_dir={run}", "data.train_boards=8",
                           "data.val_boards=8", "data.test_boards=6", "train.epochs=1",
-                          "train.progress=false", f"data.mnist_path={SHARED_DATA / 'mnist'}"])
+                          "train.progress=false", f"data.mnist_path={DATA_DIR / 'mnist_sample'}"])
     data = build_data(4, cfg.data, 0)
     train(cfg, data)
     return run / "best.pt", data.test
@@ -94,7 +94,7 @@ def test_shipped_visual_4x4_reads_held_out_boards(tmp_path: Path, capsys: pytest
     from ltn_sudoku.logic.visual.boards import make_boards
     from ltn_sudoku.logic.visual.mnist import image_pools
 
-    boards = make_boards(4, 6, 4242, image_pools(SHARED_DATA / "mnist", 4)["test"], "test")
+    boards = make_boards(4, 6, 4242, image_pools(DATA_DIR / "mnist_sample", 4)["test"], "test")
     right = 0
     for i in range(len(boards)):
         path = tmp_path / f"b{i}.npz"

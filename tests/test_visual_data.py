@@ -7,9 +7,9 @@ import pytest
 
 from ltn_sudoku.logic.visual.boards import make_boards
 from ltn_sudoku.logic.visual.mnist import MnistError, image_pools, load_mnist
-from ltn_sudoku.paths import SHARED_DATA
+from ltn_sudoku.paths import DATA_DIR
 
-MNIST = SHARED_DATA / "mnist"
+MNIST = DATA_DIR / "mnist_sample"  # a subset of MNIST: 60 + 30 images of each class 1-9 (data/README.md)
 
 
 @pytest.fixture(scope="module")

@@ -24,10 +24,10 @@ from ltn_sudoku.logic.visual.boards import VisualBoards
 from ltn_sudoku.logic.visual.data import VisualData, build_data
 from ltn_sudoku.logic.visual.decode import CLIP
 from ltn_sudoku.logic.visual.train import shifted, warped
-from ltn_sudoku.paths import REPO_ROOT, SHARED_DATA
+from ltn_sudoku.paths import DATA_DIR, REPO_ROOT
 
 TINY = ["data.train_boards=8", "data.val_boards=8", "data.test_boards=8", "train.epochs=2", "train.progress=false",
-        f"data.mnist_path={SHARED_DATA / 'mnist'}"]
+        f"data.mnist_path={DATA_DIR / 'mnist_sample'}"]
 
 
 def config(run_dir: Path, *overrides: str) -> DictConfig:

@@ -1,13 +1,18 @@
 """HoDoKu's two test files, read: the regression library (exact effects) and the exemplars (realistic puzzles).
 
 The regression library: one test case per line, a candidate grid and the exact effect a technique must find. Line
-format (see ../shared/data/SOURCES.md): ``:<code[-variant|-x]>:<digits>:<grid>:<deleted>:<eliminations>:
-<placements>:<extra>:``. A case passes when one step of the finder has exactly the expected placements and
-eliminations; a ``-x`` case passes when the finder finds nothing. HoDoKu merges some pairs of steps into one: siamese
-fish (codes 03xx1: two fish on one base), dual 2-String Kites (0404) and dual Empty Rectangles (0405). Our finders
-report the two steps apart, so such a case passes when two steps that share a pattern cell together have exactly the
-expected eliminations. HoDoKu writes a discontinuous nice loop that places a digit as the deletion of the cell's other
-candidates (0707-1, 0710-1, 0710-3): a placement counts as exactly those deletions.
+format: ``:<code[-variant|-x]>:<digits>:<grid>:<deleted>:<eliminations>:<placements>:<extra>:``, where `code` is
+HoDoKu's 4-digit technique code (``#CODE: Name`` comment lines name each group; ``-N`` a variant of solver options,
+``-x`` a case where the technique must find nothing, a 5th digit a variant too), `digits` the digit(s) it targets,
+`grid` 81 characters (``+d`` a digit placed while solving, ``d`` a given, ``.`` empty), `deleted` the candidates removed
+beforehand beyond the basic rules, `eliminations` / `placements` what the technique must find (all three as
+space-separated ``<digit><row><col>``, 1-based) and `extra` metadata such as a chain's length. A case passes when one
+step of the finder has exactly the expected placements and eliminations; a ``-x`` case passes when the finder finds
+nothing. HoDoKu merges some pairs of steps into one: siamese fish (codes 03xx1: two fish on one base), dual 2-String
+Kites (0404) and dual Empty Rectangles (0405). Our finders report the two steps apart, so such a case passes when two
+steps that share a pattern cell together have exactly the expected eliminations. HoDoKu writes a discontinuous nice loop
+that places a digit as the deletion of the cell's other candidates (0707-1, 0710-1, 0710-3): a placement counts as
+exactly those deletions.
 
 `case_finder` sets the options HoDoKu's own regression tester sets for some cases: both fish of a size for siamese
 codes, two-candidate Empty Rectangles (0402-1, 0405) and ALS nodes in grouped chains (0709-2, 0710-3/4, 0711-3/4).
@@ -27,12 +32,12 @@ from typing import Iterable, Mapping, Sequence
 from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import Assignment, CandidateGrid, Step
 from ltn_sudoku.io import parse_board_text
-from ltn_sudoku.paths import SHARED_DATA, shared_file
+from ltn_sudoku.paths import DATA_DIR
 from ltn_sudoku.techniques import coloring, fish, intersections, singles, subsets, wings
 from ltn_sudoku.techniques.base import Finder, Technique
 
-DEFAULT_PATH = SHARED_DATA / "techniques" / "hodoku_reglib-1.3.txt"
-EXEMPLARS_FILE = "techniques/hodoku_exemplars-1.0.txt"  # relative to the shared data (paths.shared_file)
+DEFAULT_PATH = DATA_DIR / "techniques" / "hodoku_reglib-1.3.txt"  # both files ship whole in data/ (data/README.md)
+EXEMPLARS_FILE = DATA_DIR / "techniques" / "hodoku_exemplars-1.0.txt"
 # A siamese fish joins two fish on one base, finned or sashimi alike: its finder is both finders of that size.
 SIAMESE_PARTS: dict[str, tuple[str, str]] = {
     "03111": ("0311", "0321"),
@@ -200,7 +205,7 @@ def hodoku_exemplars(tag: str) -> list[Exemplar]:
     """The exemplars of one technique by HoDoKu's short tag ('xy', 'u1', 'hr', 'sc', ...), from lines like
     '<puzzle> # s xy(5) s' (comment and library lines of the file are skipped)."""
     found = []
-    for line in shared_file(EXEMPLARS_FILE).read_text(encoding="utf-8").splitlines():
+    for line in EXEMPLARS_FILE.read_text(encoding="utf-8").splitlines():
         puzzle, _, tags = line.partition("#")
         match = re.fullmatch(r"\s*(\w+)\s+([a-z0-9]+)\((\d+)\)\s+(\w+)\s*", tags)
         if puzzle.strip() and match and match.group(2) == tag:
