@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 from pathlib import Path
 
@@ -44,8 +43,8 @@ def main() -> int:
     if model.get("kind") != "visual":
         raise SystemExit(f"{args.run}/best.pt is not a visual model: ship it with scripts/ship_checkpoint.py")
     target = CHECKPOINTS_DIR / f"visual_{model['size']}x{model['size']}.pt"
-    shutil.copyfile(args.run / "best.pt", target.with_suffix(".pt.tmp"))
-    target.with_suffix(".pt.tmp").replace(target)
+    # written again, not copied: the shipped file gets this version's checksum (the weights as loaded, unchanged)
+    save_checkpoint(target, payload["size"], payload["config"], payload["state_dict"], payload["extra"])
     metrics = json.loads((args.run / "metrics.json").read_text())
     report = {"checkpoint": str(target.relative_to(CHECKPOINTS_DIR.parent)), "train_command": args.train_command,
               "best_epoch": int(payload["extra"]["epoch"]) + 1, "digit_names": payload["extra"].get("digit_names"),

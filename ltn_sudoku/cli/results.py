@@ -7,14 +7,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import tempfile
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Iterable, Mapping
+from typing import Iterable, Mapping
 
 from ltn_sudoku.cli import UsageError
-from ltn_sudoku.io.writers import _umask
+from ltn_sudoku.io.writers import AtomicFile
 
 BASE_COLUMNS: tuple[str, ...] = (
     "index", "line", "id", "size", "board", "givens", "closed", "valid", "conflicts", "solvable", "solutions",
@@ -95,41 +93,35 @@ def json_line(answer: Mapping[str, object]) -> str:
 
 
 class ResultsFile:
-    """A results file filled piece by piece in a temporary file beside it, renamed into place by `commit()`; on any
-    error (or without commit) the temporary file is removed and the old file, if any, stays as it was."""
+    """A results file filled piece by piece through the package's atomic writer (ltn_sudoku.io.writers.AtomicFile: a
+    temporary file beside it, fsynced and renamed into place by `commit()`); on any error, SIGTERM, or without
+    commit the temporary file is removed and the old file, if any, stays as it was."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._tmp: str | None = None
-        self._file: IO[str] | None = None
+        self._atomic = AtomicFile(path, "w")
 
     def __enter__(self) -> ResultsFile:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, self._tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+            self._atomic.__enter__()
         except OSError as e:
             raise UsageError(f"--out {self.path}: cannot write ({e.strerror or e})") from None
-        self._file = os.fdopen(fd, "w", encoding="utf-8", newline="")
         return self
 
     def write(self, texts: Iterable[str]) -> None:
-        assert self._file is not None
+        assert self._atomic.file is not None
         try:
-            self._file.writelines(texts)
+            self._atomic.file.writelines(texts)
         except OSError as e:
             raise UsageError(f"--out {self.path}: cannot write ({e.strerror or e})") from None
 
     def commit(self) -> None:
         """Make the complete file visible under its name."""
-        assert self._file is not None and self._tmp is not None
-        self._file.close()
-        os.chmod(self._tmp, 0o666 & ~_umask())  # mkstemp creates 0600; a written file gets the usual mode
-        os.replace(self._tmp, self.path)
-        self._tmp = None
+        try:
+            self._atomic.commit()
+        except OSError as e:
+            raise UsageError(f"--out {self.path}: cannot write ({e.strerror or e})") from None
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  tb: TracebackType | None) -> None:
-        if self._file is not None and not self._file.closed:
-            self._file.close()
-        if self._tmp is not None:
-            Path(self._tmp).unlink(missing_ok=True)
+        self._atomic.__exit__(kind, error, tb)

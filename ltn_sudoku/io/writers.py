@@ -1,17 +1,37 @@
-"""Writers for every board format (ltn_sudoku.io.records.FORMATS), atomic: a reader sees the old file or the new one."""
+"""Writers for every board format (ltn_sudoku.io.records.FORMATS), and the one atomic file writer of the package.
+
+Every file ltn_sudoku writes (board files, results, checkpoints, metrics, parts) goes through `AtomicFile` (or its
+shorthands `atomic_write`, `atomic_write_text`, `atomic_write_bytes`, `atomic_copy`): the content goes to a temporary
+file beside the target, `.<name>.<pid>.<host>.<token>.tmp`, which is flushed and fsynced, renamed over the target, and
+the folder fsynced, so a reader (or a machine that lost power) sees the old file or the complete new one. The file
+gets the umask's mode (0666 & ~umask, as `open` gives), not mkstemp's 0600. The temporary file is removed on any
+exception; SIGTERM is turned into an exception (SystemExit, status 143) while a write is under way where nothing else
+handles it, so a stopped command leaves no temporary file either; and a SIGKILLed writer's leftover (its pid no
+longer alive on this host) is removed by the next write to the same target.
+"""
 
 from __future__ import annotations
 
 import csv
 import io as _io
 import os
-import tempfile
+import re
+import secrets
+import shutil
+import signal
+import socket
+import threading
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Sequence
+from types import FrameType, TracebackType
+from typing import IO, Any, Iterator, Sequence
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import solve
 from ltn_sudoku.io.records import FORMATS, encode_cells
+
+TEMP_SUFFIX = ".tmp"
+TERMINATED_STATUS = 128 + signal.SIGTERM  # a shell's status of a process ended by SIGTERM
 
 
 def format_board(board: Board, fmt: str = "line") -> str:
@@ -28,26 +48,224 @@ def format_board(board: Board, fmt: str = "line") -> str:
     raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
 
 
-def _umask() -> int:
-    """The process umask (reading it means setting it, so set it straight back)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+# ---- the one atomic writer -----------------------------------------------------------------------------------------
+def _host_label() -> str:
+    """This machine's name as one file-name field (a temporary file's pid means something on its own host only)."""
+    return re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:32] or "host"
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write a file so that readers see the old content or the complete new one, never a partial file."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+_HOST = _host_label()
+_LOCK = threading.Lock()
+_OPEN: set[str] = set()  # names of this process's temporary files now being written (its other ones are leftovers)
+_SIGTERM = {"depth": 0, "installed": False}  # writes under way on the main thread; whether our handler is in place
+
+
+def temp_path(target: str | os.PathLike[str]) -> Path:
+    """A new temporary name beside `target`: `.<name>.<pid>.<host>.<token>.tmp`."""
+    t = Path(target)
+    return t.with_name(f".{t.name}.{os.getpid()}.{_HOST}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+
+
+def _alive(pid: int) -> bool:
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; a written file should get the usual mode
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. PermissionError: it exists, under another user
+        return True
+    return True
+
+
+def stale_temp_files(target: str | os.PathLike[str]) -> list[Path]:
+    """The temporary files of `target` left by writers that are gone: made on this host by a process no longer
+    alive, or by this process but not being written now. A live writer's file (another process's, or another
+    host's, whose pid cannot be checked here) is never listed."""
+    t = Path(target)
+    if os.name != "posix":  # os.kill(pid, 0) is no liveness test elsewhere
+        return []
+    pattern = re.compile(rf"\.{re.escape(t.name)}\.(\d+)\.{re.escape(_HOST)}\.[0-9a-f]{{8}}{re.escape(TEMP_SUFFIX)}")
+    prefix, me = f".{t.name}.", os.getpid()
+    found = []
+    try:
+        with os.scandir(t.parent) as entries:
+            for entry in entries:
+                if not entry.name.startswith(prefix) or (match := pattern.fullmatch(entry.name)) is None:
+                    continue
+                pid = int(match.group(1))
+                if pid == me:
+                    with _LOCK:
+                        gone = entry.name not in _OPEN
+                else:
+                    gone = not _alive(pid)
+                if gone:
+                    found.append(Path(entry.path))
+    except OSError:  # a folder that cannot be listed: nothing to clean, the write itself reports the problem
+        return []
+    return found
+
+
+def remove_stale_temp_files(target: str | os.PathLike[str]) -> list[Path]:
+    """Remove `stale_temp_files(target)`; returns those removed."""
+    removed = []
+    for path in stale_temp_files(target):
+        with suppress(OSError):
+            path.unlink()
+            removed.append(path)
+    return removed
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends the process at once
+    raise SystemExit(TERMINATED_STATUS)  # unwinds through the writers' cleanup; the process ends with status 143
+
+
+def _hold_sigterm() -> bool:
+    """While a write is under way on the main thread, SIGTERM raises SystemExit(143) instead of killing the process
+    outright (only where SIGTERM has its default action: a command's own handler is left alone)."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    if _SIGTERM["depth"] == 0:
+        _SIGTERM["installed"] = signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+        if _SIGTERM["installed"]:
+            signal.signal(signal.SIGTERM, _terminate)
+    _SIGTERM["depth"] += 1
+    return True
+
+
+def _release_sigterm() -> None:
+    _SIGTERM["depth"] -= 1
+    if _SIGTERM["depth"] == 0 and _SIGTERM["installed"]:
+        _SIGTERM["installed"] = False
+        if signal.getsignal(signal.SIGTERM) is _terminate:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make a rename in `folder` durable (POSIX: fsync the directory; a file system that cannot is left as is)."""
+    if os.name != "posix":
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # EINVAL on file systems without directory fsync
+        pass
+    finally:
+        os.close(fd)
+
+
+class AtomicFile:
+    """A file written under a temporary name beside its target and renamed into place by `commit()`.
+
+        with AtomicFile(path, "wb") as out:
+            out.file.write(data)        # or torch.save(payload, out.file), out.write(...)
+            out.commit()                # flush, fsync, rename over `path`, fsync the folder
+
+    Leaving the block without commit (an exception, SIGTERM, or on purpose) removes the temporary file and leaves the
+    target as it was. `fsync=False` skips both fsyncs (atomic for readers, not across a power loss)."""
+
+    def __init__(self, path: str | os.PathLike[str], mode: str = "w", *, encoding: str = "utf-8",
+                 newline: str | None = "", fsync: bool = True) -> None:
+        if mode not in ("w", "wb"):
+            raise ValueError(f"mode {mode!r}: expected 'w' or 'wb'")
+        self.path, self.mode, self.encoding, self.newline, self.fsync = Path(path), mode, encoding, newline, fsync
+        self.temp: Path | None = None
+        self.file: IO[Any] | None = None
+        self.committed = False
+        self._held = False
+
+    def __enter__(self) -> AtomicFile:
+        self._held = _hold_sigterm()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            remove_stale_temp_files(self.path)
+            self.temp = temp_path(self.path)
+            with _LOCK:
+                _OPEN.add(self.temp.name)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+            fd = os.open(self.temp, flags, 0o666)  # the umask applies, as for open(): not mkstemp's 0600
+            try:
+                self.file = (os.fdopen(fd, "wb") if self.mode == "wb"
+                             else os.fdopen(fd, "w", encoding=self.encoding, newline=self.newline))
+            except BaseException:
+                os.close(fd)
+                raise
+        except BaseException:
+            self._clean()
+            raise
+        return self
+
+    def write(self, data: Any) -> int:
+        assert self.file is not None, "AtomicFile used outside its `with` block"
+        return self.file.write(data)
+
+    def commit(self) -> None:
+        """Make the complete file visible under its name (durably, unless fsync=False)."""
+        assert self.file is not None and self.temp is not None and not self.committed
+        self.file.flush()
+        if self.fsync:
+            os.fsync(self.file.fileno())
+        self.file.close()
+        os.replace(self.temp, self.path)
+        self.committed = True
+        self._forget()
+        if self.fsync:
+            _fsync_folder(self.path.parent)
+
+    def _forget(self) -> None:
+        if self.temp is not None:
+            with _LOCK:
+                _OPEN.discard(self.temp.name)
+            self.temp = None
+
+    def _clean(self) -> None:
+        try:
+            if self.file is not None and not self.file.closed:
+                with suppress(OSError):
+                    self.file.close()
+            if self.temp is not None and not self.committed:
+                with suppress(FileNotFoundError):
+                    self.temp.unlink()
+        finally:
+            self._forget()
+            if self._held:
+                self._held = False
+                _release_sigterm()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._clean()
+
+
+@contextmanager
+def atomic_write(path: str | os.PathLike[str], mode: str = "w", *, encoding: str = "utf-8",
+                 newline: str | None = "", fsync: bool = True) -> Iterator[IO[Any]]:
+    """`with atomic_write(path, "wb") as f: ...`: the file object of an AtomicFile, committed when the block ends
+    without an exception."""
+    with AtomicFile(path, mode, encoding=encoding, newline=newline, fsync=fsync) as out:
+        assert out.file is not None
+        yield out.file
+        out.commit()
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str, *, fsync: bool = True) -> None:
+    """Write a text file (UTF-8, newlines as given) so that readers see the old content or the complete new one."""
+    with atomic_write(path, "w", fsync=fsync) as f:
+        f.write(text)
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, fsync: bool = True) -> None:
+    """Write a binary file atomically."""
+    with atomic_write(path, "wb", fsync=fsync) as f:
+        f.write(data)
+
+
+def atomic_copy(source: str | os.PathLike[str], target: str | os.PathLike[str], *, fsync: bool = True) -> None:
+    """Copy a file's bytes to `target` atomically (streamed: constant memory)."""
+    with open(source, "rb") as src, atomic_write(target, "wb", fsync=fsync) as out:
+        shutil.copyfileobj(src, out, 1 << 20)
 
 
 def boards_to_text(boards: Sequence[Board], fmt: str = "line", solutions: Sequence[Board | None] | None = None) -> str:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,7 +24,7 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
-from ltn_sudoku.io import atomic_write_text
+from ltn_sudoku.io.writers import atomic_copy, atomic_write_text
 from ltn_sudoku.logic import distributed
 from ltn_sudoku.logic.board_task import BoardTask
 from ltn_sudoku.logic.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
@@ -75,12 +74,51 @@ def _best_of(extra: dict[str, Any], monitor: str, sign: float) -> tuple[float, d
     return float(extra["best"]), dict(extra.get("best_metrics", {}))
 
 
-def _carry_best(resume: Path, run_dir: Path) -> None:
-    """The resumed run's best.pt into this run's folder: the best epoch so far, which a later epoch must beat."""
-    source = resume.with_name("best.pt")
-    if source.is_file() and source.resolve() != (run_dir / "best.pt").resolve():
-        shutil.copyfile(source, run_dir / ".best.pt.tmp")
-        (run_dir / ".best.pt.tmp").replace(run_dir / "best.pt")
+def _best_epoch(extra: dict[str, Any]) -> int | None:
+    """The 0-based best epoch a last.pt names (`best_epoch`; a last.pt written before it was recorded: its best
+    figures' `train/epoch`), or None where it names none."""
+    if "best_epoch" in extra:
+        return int(extra["best_epoch"])
+    figures = extra["best"] if isinstance(extra.get("best"), dict) else extra.get("best_metrics", {})
+    return int(figures["train/epoch"]) - 1 if "train/epoch" in figures else None
+
+
+def _held_epoch(path: Path, size: int) -> int | None:
+    """The epoch a best.pt holds, or None where it is missing or unreadable."""
+    try:
+        return int(load_checkpoint(path, size)["extra"]["epoch"])
+    except (CheckpointError, KeyError, TypeError, ValueError):
+        return None
+
+
+def _best_extra(task: TrainingTask, extra: dict[str, Any], epoch: int, metrics: dict[str, float],
+                lineage: list[dict[str, Any]]) -> dict[str, Any]:
+    """What best.pt holds beyond the weights: the task's extras (taken from `extra`, the same epoch's last.pt or
+    the live task), the epoch, its figures and the warm-start lineage."""
+    return {**{k: extra[k] for k in task.checkpoint_extra() if k in extra}, "epoch": epoch, "metrics": metrics,
+            "lineage": lineage}
+
+
+def _carry_best(resume: Path, run_dir: Path, state: dict[str, Any], task: TrainingTask, size: int) -> None:
+    """best.pt as the resumed last.pt names it: the best epoch so far, which a later epoch must beat. An epoch
+    writes last.pt first (the record the run resumes from) and then best.pt, so a run stopped between the two has a
+    last.pt that is itself the best epoch: best.pt is then written again from it. Otherwise the resumed run's
+    best.pt is carried into this run's folder."""
+    extra = state["extra"]
+    source, target = resume.with_name("best.pt"), run_dir / "best.pt"
+    named, held = _best_epoch(extra), _held_epoch(source, size)
+    if named is not None and held != named:
+        if named == int(extra["epoch"]):
+            save_checkpoint(target, size, state["config"], state["state_dict"],
+                            _best_extra(task, extra, named, dict(extra["metrics"]), list(extra.get("lineage", []))))
+            LOG.warning("%s held epoch %s, not the best epoch %d that %s names (a run stopped between the two "
+                        "writes): written again from %s", source, "none" if held is None else held + 1, named + 1,
+                        resume, resume.name)
+            return
+        LOG.warning("%s holds epoch %s, but %s names epoch %d as the best: kept as it is", source,
+                    "none" if held is None else held + 1, resume, named + 1)
+    if source.is_file() and source.resolve() != target.resolve():
+        atomic_copy(source, target)
 
 
 def train(cfg: DictConfig, data: Any = None) -> dict[str, float]:
@@ -94,6 +132,7 @@ def train(cfg: DictConfig, data: Any = None) -> dict[str, float]:
     optimizer = task.optimizer()
     sign = -1.0 if task.monitor == "val/loss" else 1.0
     start_epoch, best, best_metrics, stale, seen, elapsed, wall = 0, -math.inf, {}, 0, 0, 0.0, 0.0
+    best_epoch: int | None = None
     scheduler_state = None
     lineage: list[dict[str, Any]] = []  # the configs of the warm-start parents: evaluation holds their boards out too
     patience = int(cfg.train.patience)
@@ -113,16 +152,17 @@ def train(cfg: DictConfig, data: Any = None) -> dict[str, float]:
         scheduler_state = extra.get("scheduler")
         start_epoch, stale = int(extra["epoch"]) + 1, int(extra["stale"])
         best, best_metrics = _best_of(extra, task.monitor, sign)
+        best_epoch = _best_epoch(extra)
         seen, elapsed = int(extra["boards_seen"]), float(extra["train_seconds"])
         wall = float(extra.get("train_wall_seconds", 0.0))
+        if process.is_main:
+            _carry_best(Path(str(cfg.train.resume)), run_dir, state, task, size)
         if start_epoch >= int(cfg.train.epochs) or stale > patience:
             LOG.warning("%s already finished (epoch %d of train.epochs=%d%s): nothing to train; raise train.epochs "
                         "to go on", cfg.train.resume, start_epoch, int(cfg.train.epochs),
                         ", stopped early" if stale > patience else "")
             return dict(extra.get("metrics", {}))
         task.restore(extra, start_epoch)
-        if process.is_main:
-            _carry_best(Path(str(cfg.train.resume)), run_dir)
     scheduler = lr_scheduler(optimizer, cfg, math.ceil(task.train_size / int(cfg.train.batch_size)))
     if scheduler_state is not None:
         scheduler.load_state_dict(scheduler_state)
@@ -171,15 +211,17 @@ def train(cfg: DictConfig, data: Any = None) -> dict[str, float]:
         value = sign * metrics[task.monitor]
         improved = value >= best if task.ties_improve else value > best
         best, best_metrics, stale = (value, metrics, 0) if improved else (best, best_metrics, stale + 1)
-        if process.is_main:
+        best_epoch = epoch if improved else best_epoch
+        if process.is_main:  # last.pt first: a run stopped before best.pt is written has it written again on resume
+            live = task.checkpoint_extra()
             save_checkpoint(run_dir / "last.pt", size, resolved, model.state_dict(), {
-                **task.checkpoint_extra(), "epoch": epoch, "best": best, "best_metrics": best_metrics,
+                **live, "epoch": epoch, "best": best, "best_metrics": best_metrics, "best_epoch": best_epoch,
                 "stale": stale, "boards_seen": seen, "train_seconds": elapsed, "train_wall_seconds": wall,
                 "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(), "metrics": metrics,
                 "lineage": lineage, **task.training_state()})
-        if improved and process.is_main:
-            save_checkpoint(run_dir / "best.pt", size, resolved, model.state_dict(),
-                            {**task.checkpoint_extra(), "epoch": epoch, "metrics": metrics, "lineage": lineage})
+            if improved:
+                save_checkpoint(run_dir / "best.pt", size, resolved, model.state_dict(),
+                                _best_extra(task, live, epoch, metrics, lineage))
         LOG.info("epoch %d/%d: %s, %.0f boards/CPU s%s", epoch + 1, int(cfg.train.epochs), task.describe(metrics),
                  metrics["train/boards_per_cpu_second"], " (best)" if improved else "")
         if distributed.from_main(stale > patience, process):
