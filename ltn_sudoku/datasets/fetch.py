@@ -28,7 +28,6 @@ import logging
 import os
 import shutil
 import sys
-import tempfile
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from typing import IO, Any
 from urllib.parse import urlsplit
 
 from ltn_sudoku.datasets.registry import CHECKSUMS_FILE, GZIP_LINES, LF, LINES, UNZIP_CSV, DataFile, DataSet
+from ltn_sudoku.io.writers import AtomicFile, atomic_write_text
 from ltn_sudoku.paths import DATA_DIR, data_home
 
 CHUNK = 1 << 16  # bytes per read and write: downloads and hashing stream, whatever the file's size
@@ -97,11 +97,7 @@ def save_record(home: Path, f: DataFile, sha256: str, url: str) -> None:
     records[f.path] = {"sha256": sha256, "size": (home / f.path).stat().st_size, "url": url,
                        "recorded": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     home.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=home, prefix=f".{CHECKSUMS_FILE}.", suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        json.dump(records, fh, indent=1, sort_keys=True)
-        fh.write("\n")
-    os.replace(tmp, home / CHECKSUMS_FILE)
+    atomic_write_text(home / CHECKSUMS_FILE, json.dumps(records, indent=1, sort_keys=True) + "\n")
 
 
 def expected_sha256(f: DataFile, records: dict[str, dict[str, Any]]) -> str | None:
@@ -302,22 +298,19 @@ class MakeFile:
 
     def __call__(self, fname: str, action: str, pooch: object = None) -> str:
         self.target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.target.parent, prefix=f".{self.target.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as out:
-                self._write(fname, out)
-            self.sha256 = sha256_of(Path(tmp))
+        with AtomicFile(self.target, "wb") as made:  # the package's one writer: no commit, no file
+            assert made.file is not None and made.temp is not None
+            self._write(fname, made.file)
+            made.file.flush()
+            self.sha256 = sha256_of(made.temp)
             if self.expected is not None and self.sha256 != self.expected:
-                content = content_sha256_of(Path(tmp)) if self.f.content_sha256 else None
+                content = content_sha256_of(made.temp) if self.f.content_sha256 else None
                 if content is None or content != self.f.content_sha256:
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(fname)  # else the next fetch would make the same wrong file from it again
                     raise FetchError(f"{self.f.path}: the file made from the download does not match its SHA-256 "
                                      f"(expected {self.expected[:16]}..., got {self.sha256[:16]}...); nothing kept")
-            os.replace(tmp, self.target)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
+            made.commit()
         return str(self.target)
 
 
