@@ -4,12 +4,13 @@ visual), and the answers of every shipped checkpoint on fixed boards, as recorde
 by scripts/record_objective_pins.py before the knowledge base became one declared theory (issue 28). A rewrite that
 changes what is trained or answered fails here.
 
-Tolerance 1e-6 (relative to max(1, |x|)) rather than exact equality, for two reasons. The fixture was recorded on
-one machine, and another CPU's vector width may round a float32 reduction differently in its last bit. And the visual
-objective now goes through the declared theory: the abduced axiom's log-product is a masked mean over every cell
-(LTNtorch's guarded ∀) instead of a mean over the selected cells, and the loss is −log of the weighted log-product
-SatAgg instead of the weighted mean of logs itself, which moves the visual figures by up to 4e-7 relative (float32
-rounding; `scripts/record_objective_pins.py --check` lists them). The board models' figures are equal exactly.
+The floats are compared within the recorder's TOLERANCE (3e-6, relative to max(1, |x|)) rather than exactly: the
+fixture was recorded on one CPU and is compared on others, whose kernels (vector width, MKL / oneDNN code paths) round
+float32 reductions otherwise. The tolerance is the largest drift measured across CPU kernels and thread counts
+(2.4e-7; tests/fixtures/drift.md, scripts/measure_fixture_drift.py) with a margin of about 12; it also covers the
+declared theory's rewrite of the visual objective (a masked mean over every cell, −log of the log-product SatAgg: up
+to 4e-7 relative). The digits read are compared exactly: their smallest decision margin (0.0039) is 10^4 times that
+drift, so they are the same on every CPU.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from types import ModuleType
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-TOLERANCE = 1e-6
 
 
 def _recorder() -> ModuleType:
@@ -36,6 +36,7 @@ def _recorder() -> ModuleType:
 
 
 RECORDER = _recorder()
+TOLERANCE: float = RECORDER.TOLERANCE
 EXPECTED = json.loads(RECORDER.FIXTURE.read_text())
 PINS = RECORDER.pinned_figures()
 
@@ -52,9 +53,10 @@ def test_pinned_figures_unchanged(name: str) -> None:
 
 
 def test_the_comparison_catches_a_changed_figure() -> None:
-    """The comparison itself can fail: a figure moved by 1e-5, a key lost, a digit changed."""
+    """The comparison itself can fail: a figure moved by 1e-5, a key lost, a digit changed; rounding-sized moves
+    (1e-7, the measured drift's order) pass."""
     loss = EXPECTED["objective/4x4_evidence"]["loss"]
     assert RECORDER.differences({"loss": loss}, {"loss": loss + 1e-5}, TOLERANCE)
-    assert not RECORDER.differences({"loss": loss}, {"loss": loss + 1e-8}, TOLERANCE)
+    assert not RECORDER.differences({"loss": loss}, {"loss": loss + 1e-7}, TOLERANCE)
     assert RECORDER.differences({"a": 1, "b": 2}, {"a": 1}, TOLERANCE)
     assert RECORDER.differences({"digits": [1, 2]}, {"digits": [1, 3]}, TOLERANCE)
