@@ -37,3 +37,19 @@ def test_the_tests_data_home_is_empty_and_asking_it_for_a_full_set_fails() -> No
     assert data_home() == Path(os.environ[DATA_HOME_VARIABLE]).resolve() and not any(data_home().iterdir())
     with pytest.raises(DataNotFound, match="17clue_49158"):
         data_file("9x9/17clue_49158.txt")
+
+
+def test_no_file_of_the_project_names_a_folder_beside_the_checkout() -> None:
+    """The development machine's local copy of the full sets lives beside the checkout; a user's clone has none, so
+    no file (code, config, docs, checkpoints' recorded configs) may name it: full sets come from the data home."""
+    from ltn_sudoku.paths import REPO_ROOT
+
+    beside = ("..", "/", "shar", "ed")  # spelled in parts, so that this file does not name it either
+    needle = "".join(beside).encode()
+    skip = {".git", ".venv", "outputs", "multirun", "build", "dist", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
+    offenders = []
+    for path in REPO_ROOT.rglob("*"):
+        parts = path.relative_to(REPO_ROOT).parts
+        if path.is_file() and not (set(parts) & skip or parts[0].endswith(".egg-info")) and needle in path.read_bytes():
+            offenders.append("/".join(parts))
+    assert offenders == []
