@@ -185,6 +185,7 @@ class Board:
     """An immutable n x n Sudoku grid (n = k*k, 4 <= n <= 81); 0 marks an empty cell."""
 
     __slots__ = ("_cells", "n", "values")
+    _cells: bytes | None
     n: int
     values: tuple[int, ...]
 
@@ -192,7 +193,7 @@ class Board:
         _SET_CELLS(self, None)  # kept only by from_cell_bytes (a parsed single board); a list of boards stays lean
         if _valid_cell_bytes(values, n):  # the parsers' one byte per cell, checked in C
             _SET_N(self, n)
-            _SET_VALUES(self, tuple(values))  # type: ignore[arg-type]
+            _SET_VALUES(self, tuple(values))
             return
         vals = tuple(map(int, values))
         side = side_for_cell_count(len(vals)) if n is None else n
@@ -215,7 +216,9 @@ class Board:
         (A property would slow down every other read of `values`; this costs the first read only.)"""
         if name != "values":
             raise AttributeError(f"'Board' object has no attribute {name!r}")
-        values = tuple(self._cells)
+        cells = self._cells
+        assert cells is not None  # `values` is unset only on a board of from_cell_bytes, which keeps its bytes
+        values = tuple(cells)
         _SET_VALUES(self, values)
         return values
 

@@ -1,7 +1,8 @@
 """Evaluation entry point: ``python -m ltn_sudoku.evaluate model=9x9 [checkpoint=PATH]`` (Hydra).
 
 The command line is composed and checked first (one line and exit 2 on a bad value); the evaluation itself is
-ltn_sudoku/logic/evaluate.py.
+ltn_sudoku/logic/evaluate.py. Every error a user can cause once it runs (a checkpoint missing, damaged or of another
+size, a data file that cannot be read) is one line on stderr and exit status 2 too.
 """
 
 from __future__ import annotations
@@ -12,17 +13,25 @@ import hydra
 import torch
 from omegaconf import DictConfig
 
-from ltn_sudoku.logic.config_check import check_command_line, check_config
+from ltn_sudoku.io import FormatError
+from ltn_sudoku.logic.checkpoint import CheckpointError
+from ltn_sudoku.logic.config_check import ConfigError, check_command_line, check_config, refuse
+from ltn_sudoku.logic.data import DataError
 from ltn_sudoku.logic.evaluate import evaluate
 from ltn_sudoku.paths import CONF_DIR
+
+USER_ERRORS: tuple[type[Exception], ...] = (CheckpointError, ConfigError, DataError, FormatError)
 
 
 # CONF_DIR: an absolute path, the same in a checkout and an installed wheel (ltn_sudoku/paths.py)
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
 def main(cfg: DictConfig) -> None:
     check_config(cfg, "evaluate")
-    with torch.no_grad():
-        evaluate(cfg)
+    try:
+        with torch.no_grad():
+            evaluate(cfg)
+    except USER_ERRORS as e:  # checkpoint=PATH missing, damaged or for another size; a data file
+        refuse(str(e))
 
 
 if __name__ == "__main__":

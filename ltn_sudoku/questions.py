@@ -355,7 +355,7 @@ def classify_batch(boards: Sequence[Board], backend: str = "auto", full: bool = 
     key = (np.arange(m)[:, None, None] * len(units) + np.arange(len(units))[None, :, None]) * (n + 1) + \
         values[:, units]
     per_unit = np.bincount(key.ravel(), minlength=m * len(units) * (n + 1)).reshape(m, len(units), n + 1)[..., 1:]
-    consistent = (per_unit <= 1).all(axis=(1, 2))
+    consistent = np.asarray((per_unit <= 1).all(axis=(1, 2)))  # an array: numpy's stub allows a scalar
     present = per_unit > 0
     seen_by_peers = present[:, units_of_cell[:, 0]] | present[:, units_of_cell[:, 1]] | \
         present[:, units_of_cell[:, 2]]  # board, cell, digit

@@ -5,6 +5,7 @@ them."""
 from __future__ import annotations
 
 from itertools import groupby
+from typing import Sequence
 
 from ltn_sudoku.board import geometry
 from ltn_sudoku.questions import Move, Report
@@ -49,7 +50,7 @@ def _mark(move: Move) -> str:
     return UNDECIDED_MARK if move.dead_end is None else DEAD_END_MARK if move.dead_end else ""
 
 
-def _move_entries(moves: tuple[Move, ...], n: int) -> list[str]:
+def _move_entries(moves: Sequence[Move], n: int) -> list[str]:
     """One 'r1c2: 3! 8 9!' entry per empty cell, its candidate digits in order, dead ends marked."""
     g = geometry(n)
     return [

@@ -196,7 +196,7 @@ def run_tiers(boards: Sequence[Board], max_tier: int = 5, progress: bool = False
     tiers = np.where(counts > 0, SEARCH_TIER, NO_SOLUTION).astype(np.int64)
     reached = np.repeat(puzzles[:, None, :].astype(np.int16), SEARCH_TIER, axis=1)
     reached[counts > 0, SEARCH_TIER - 1] = solutions[counts > 0]
-    grids = {i: CandidateGrid.from_board(boards[i]) for i in np.flatnonzero(counts > 0)}
+    grids = {i: CandidateGrid.from_board(boards[int(i)]) for i in np.flatnonzero(counts > 0)}
     bar = tqdm(total=m, unit="puzzle", desc="tiers", file=sys.stderr, dynamic_ncols=True, disable=not progress)
     for tier in range(1, max_tier + 1):
         engine = tier_engine(tier)

@@ -1,8 +1,10 @@
 """Training entry point: ``python -m ltn_sudoku.train model=4x4`` or ``+experiment=9x9_mp`` (Hydra; sweeps with -m).
 
-The command line is composed and checked first (one line and exit 2 on a bad value, as for a checkpoint to resume
-or warm-start from that cannot be used); then an experiment's earlier
-stages run (ltn_sudoku/logic/experiments.py) and the trainer (ltn_sudoku/logic/train.py) trains the configured model.
+The command line is composed and checked first, and a run folder it names (run_dir=PATH, hydra.run.dir=PATH) is
+checked before Hydra writes into it; then an experiment's earlier stages run (ltn_sudoku/logic/experiments.py) and the
+trainer (ltn_sudoku/logic/train.py) trains the configured model. Every error a user can cause (a bad value, a
+checkpoint to resume or warm-start from that cannot be used, a changed config on resume, a run folder another run
+holds, a data file that cannot be read) is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -13,13 +15,18 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
+from ltn_sudoku.io import FormatError
 from ltn_sudoku.logic import distributed
-from ltn_sudoku.logic.checkpoint import CheckpointError
-from ltn_sudoku.logic.config_check import SEARCHPATH_KEY, ConfigError, check_command_line, check_config, refuse
+from ltn_sudoku.logic.checkpoint import CheckpointError, load_checkpoint
+from ltn_sudoku.logic.config_check import SEARCHPATH_KEY, ConfigError, check_config, checked_configs, refuse
+from ltn_sudoku.logic.data import DataError
 from ltn_sudoku.logic.experiments import stage_configs, train_experiment
-from ltn_sudoku.logic.runtime import run_directory
+from ltn_sudoku.logic.runtime import check_resume, explicit_run_folder, run_directory, run_folder_problem
 from ltn_sudoku.logic.train import train
 from ltn_sudoku.paths import CONF_DIR
+
+# what a user can cause once training has started: refused in one line (ltn_sudoku.logic.config_check.refuse)
+USER_ERRORS: tuple[type[Exception], ...] = (CheckpointError, ConfigError, DataError, FormatError)
 
 
 # CONF_DIR: an absolute path, the same in a checkout and an installed wheel (ltn_sudoku/paths.py)
@@ -38,11 +45,30 @@ def main(cfg: DictConfig) -> float:
     with distributed.process_group(cfg) as process:  # one process unless torchrun or a multi-task SLURM job
         try:
             metrics = train_experiment(cfg, stages, distributed.from_main(run_directory(cfg), process), train)
-        except CheckpointError as e:  # train.resume / train.init_from: missing, damaged, a best.pt to resume, ...
+        except USER_ERRORS as e:  # train.resume / train.init_from, the run folder, the data files
             refuse(str(e))
     return float(metrics.get(str(cfg.train.monitor), float("nan")))
 
 
+def check_run_folder(argv: list[str]) -> None:
+    """Before Hydra writes its files (.hydra/, train.log) into a folder the command line names: one line and exit 2
+    when another run holds it (ltn_sudoku.logic.runtime.run_folder_problem). Sweeps and the ranks of a distributed
+    run are left to the trainer (their folders are the jobs', or rank 0's)."""
+    configs = checked_configs(argv, "train")
+    if len(configs) != 1 or {"-m", "--multirun"} & set(argv) or distributed.launched_world_size() > 1:
+        return
+    cfg = configs[0]
+    if cfg.train.get("resume"):
+        try:  # a changed config names its key before the folder is looked at
+            check_resume(cfg, load_checkpoint(str(cfg.train.resume))["config"], str(cfg.train.resume))
+        except (CheckpointError, ConfigError) as e:
+            refuse(str(e))
+    folder = explicit_run_folder(argv, cfg)
+    problem = run_folder_problem(folder, cfg) if folder is not None else None
+    if problem is not None:
+        refuse(problem)
+
+
 if __name__ == "__main__":
-    check_command_line(sys.argv[1:], "train")
+    check_run_folder(sys.argv[1:])
     main()

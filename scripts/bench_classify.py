@@ -56,9 +56,9 @@ from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 from tqdm import tqdm
 
 from ltn_sudoku.board import Board, iter_bits
-from ltn_sudoku.exact import count_solutions, random_solutions
 from ltn_sudoku.cli.allocator import keep_large_arrays_in_heap
 from ltn_sudoku.cli.results import flat_row
+from ltn_sudoku.exact import count_solutions, random_solutions
 from ltn_sudoku.io import iter_records, parse_board_text, read_boards
 from ltn_sudoku.paths import data_file
 from ltn_sudoku.questions import classify

@@ -31,8 +31,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from ltn_sudoku.datasets.registry import DataFile, DataSet, all_sets, human_size
-from ltn_sudoku.datasets.serve import LocalServer
+from ltn_sudoku.datasets.registry import DataFile, DataSet, all_sets, human_size  # noqa: E402
+from ltn_sudoku.datasets.serve import LocalServer  # noqa: E402
 
 MiB = 1 << 20
 

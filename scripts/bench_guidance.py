@@ -34,15 +34,15 @@ from tqdm import tqdm
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ltn_sudoku.board import Board  # noqa: E402
-from ltn_sudoku.logic.model_order import ModelOrder  # noqa: E402
 from ltn_sudoku.branching.orders import Oracle, ValueOrder, hand_made_orders  # noqa: E402
 from ltn_sudoku.branching.phases import cadical_effort  # noqa: E402
 from ltn_sudoku.branching.solver import solve  # noqa: E402
 from ltn_sudoku.exact import solve_batch  # noqa: E402
 from ltn_sudoku.io import atomic_write_text, iter_records  # noqa: E402
 from ltn_sudoku.io.kaggle import KaggleReader  # noqa: E402
-from ltn_sudoku.paths import data_file  # noqa: E402
 from ltn_sudoku.io.split import splits_of  # noqa: E402
+from ltn_sudoku.logic.model_order import ModelOrder  # noqa: E402
+from ltn_sudoku.paths import data_file  # noqa: E402
 
 SETS: dict[str, str] = {"seventeen_clue": "9x9/17clue_49158.txt", "top1465": "9x9/top1465.txt",
                         "forum_hardest_1905": "9x9/forum_hardest_1905_se11.txt",

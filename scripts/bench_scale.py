@@ -29,12 +29,12 @@ import torch.multiprocessing as mp
 from omegaconf import DictConfig
 
 from ltn_sudoku.logic import distributed
+from ltn_sudoku.logic.board_task import board_step, build_optimizer
 from ltn_sudoku.logic.data import build_splits
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.operators import build_operators
 from ltn_sudoku.logic.runtime import configure_torch
 from ltn_sudoku.logic.schema import compose_config
-from ltn_sudoku.logic.board_task import board_step, build_optimizer
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ltn_sudoku.board import Board  # noqa: E402
-from ltn_sudoku.exact import count_solutions, search as reference  # noqa: E402
+from ltn_sudoku.exact import count_solutions  # noqa: E402
+from ltn_sudoku.exact import search as reference  # noqa: E402
 from ltn_sudoku.generate import generate  # noqa: E402
 from ltn_sudoku.io import read_boards  # noqa: E402
 from ltn_sudoku.logic.evaluate import PUBLIC_SETS, sample_public  # noqa: E402

@@ -33,7 +33,9 @@ import numpy as np
 import torch
 from omegaconf import open_dict
 
+from ltn_sudoku.logic.load import load_model
 from ltn_sudoku.logic.schema import compose_config
+from ltn_sudoku.logic.train import train
 from ltn_sudoku.logic.visual.baselines import (
     board_cnn_predict,
     oracle_predict,
@@ -51,9 +53,7 @@ from ltn_sudoku.logic.visual.decode import (
     map_decoding_metrics,
     margins,
 )
-from ltn_sudoku.logic.load import load_model
 from ltn_sudoku.logic.visual.evaluate import BoardScores, digit_accuracy
-from ltn_sudoku.logic.train import train
 
 MODELS = ("ltn", "cnn", "oracle")
 

@@ -19,12 +19,12 @@ import time
 import warnings
 from pathlib import Path
 
+from hypothesis import HealthCheck, Phase, given, seed, settings
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from hypothesis import HealthCheck, Phase, given, seed, settings
-
-from scripts import fuzz_targets as fuzzing
+from scripts import fuzz_targets as fuzzing  # noqa: E402
 
 EXAMPLES = {"board text": 45_000, "file readers": 45_000, "file bytes": 5_000, "kaggle reader": 5_000,
             "commands": 2_500, "checkpoints": 1_500, "hydra overrides": 1_500}

@@ -40,8 +40,8 @@ from omegaconf import DictConfig, OmegaConf, open_dict  # noqa: E402
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 
 from ltn_sudoku.io import read_boards  # noqa: E402
-from ltn_sudoku.logic import data, distributed  # noqa: E402
-from ltn_sudoku.logic import assess  # noqa: E402
+from ltn_sudoku.logic import assess, data, distributed  # noqa: E402
+from ltn_sudoku.logic.board_task import board_step, build_optimizer  # noqa: E402
 from ltn_sudoku.logic.data import build_splits  # noqa: E402
 from ltn_sudoku.logic.device import synchronize  # noqa: E402
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig  # noqa: E402
@@ -49,7 +49,6 @@ from ltn_sudoku.logic.operators import build_operators  # noqa: E402
 from ltn_sudoku.logic.predict import LtnAnswers  # noqa: E402
 from ltn_sudoku.logic.runtime import configure_torch  # noqa: E402
 from ltn_sudoku.logic.schema import compose_config  # noqa: E402
-from ltn_sudoku.logic.board_task import board_step, build_optimizer  # noqa: E402
 from ltn_sudoku.paths import CHECKPOINTS_DIR, DATA_DIR, REPO_ROOT, data_file  # noqa: E402
 
 MODELS: dict[str, tuple[str, ...]] = {  # name -> Hydra overrides

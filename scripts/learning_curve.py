@@ -33,11 +33,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ltn_sudoku.board import Board  # noqa: E402
-from ltn_sudoku.logic.model_order import ModelOrder  # noqa: E402
 from ltn_sudoku.branching.orders import Ascending  # noqa: E402
 from ltn_sudoku.branching.solver import solve  # noqa: E402
 from ltn_sudoku.generate import generate  # noqa: E402
 from ltn_sudoku.io import atomic_write_text  # noqa: E402
+from ltn_sudoku.logic.model_order import ModelOrder  # noqa: E402
 
 VARIANTS: dict[str, list[str]] = {"rules_only": ["train.supervised=false"], "supervised": ["train.supervised=true"]}
 

@@ -16,7 +16,6 @@ import json
 import sys
 from pathlib import Path
 
-
 from ltn_sudoku.io import atomic_write_text
 from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.evaluate import evaluate

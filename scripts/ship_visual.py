@@ -63,8 +63,8 @@ def rescore(checkpoint: Path) -> int:
     """Recompute a shipped checkpoint's test figures on the boards its config names; update its metrics file."""
     import torch
 
-    from ltn_sudoku.logic.visual.data import build_data
     from ltn_sudoku.logic.load import load_model
+    from ltn_sudoku.logic.visual.data import build_data
     from ltn_sudoku.logic.visual.train import test_metrics
 
     torch.set_num_threads(1)

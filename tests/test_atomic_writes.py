@@ -294,8 +294,8 @@ ALLOWED: dict[str, str | None] = {
     # a download's .part is appended to across runs (resumable) and handed to pooch, which checks it and moves it
     # into place: not an atomic write; every file fetch makes goes through the writer
     "ltn_sudoku/datasets/fetch.py": "self.part",
-    # OUT.lock: a lock file, created in place (O_EXCL) and flocked; a renamed file could not be one
-    "ltn_sudoku/cli/common.py": "O_EXCL",
+    # OUT.lock, RUN/train.lock: a lock file, created in place (O_EXCL) and flocked; a renamed file could not be one
+    "ltn_sudoku/io/locks.py": "O_EXCL",
 }
 DIRECT_WRITE = re.compile(r"""open\([^)]*["'][rbt]*[wax+][bt+]*["']|\.write_text\(|\.write_bytes\(|"""
                           r"""torch\.save\((?![^,]+,\s*f\))|os\.replace\(|\.replace\(run_dir|mkstemp\(|"""

@@ -7,11 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ltn_sudoku.io import parse_board_text
-from ltn_sudoku.board import Board
 from ltn_sudoku.cli import main
 from ltn_sudoku.exact import count_solutions, solve
-from ltn_sudoku.io import read_boards
+from ltn_sudoku.io import parse_board_text, read_boards
 from ltn_sudoku.paths import DATA_DIR
 
 

@@ -81,8 +81,6 @@ def _untimed(result: dict[str, object]) -> dict[str, object]:
 
 def test_out_jsonl_matches_json_and_out_csv_is_flat(capsys: pytest.CaptureFixture[str], three_boards: Path,
                                                    tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ltn_sudoku import questions
-
     _, printed, _ = classify_cli(capsys, str(three_boards), "--json")
     status, out, _ = classify_cli(capsys, str(three_boards), "--out", str(tmp_path / "r.jsonl"))
     assert status == 0

@@ -11,8 +11,7 @@ import pytest
 import torch
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.logic import data
-from ltn_sudoku.logic import assess
+from ltn_sudoku.logic import assess, data
 from ltn_sudoku.logic.grounding import one_hot_givens
 from ltn_sudoku.logic.inference import decoded, is_valid_assignment
 from ltn_sudoku.logic.load import load_model, shipped_checkpoint

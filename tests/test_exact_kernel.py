@@ -11,8 +11,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from ltn_sudoku.exact import count_solutions_batch, count_solutions_nb, random_solutions
-from ltn_sudoku.exact import kernel
+from ltn_sudoku.exact import count_solutions_batch, count_solutions_nb, kernel, random_solutions
 
 
 @njit(cache=False)

@@ -12,9 +12,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ltn_sudoku.generate.grids import candidates, dead_ends, forced_cells, random_symmetry
-from ltn_sudoku.generate.open_boards import dig_unique
-from ltn_sudoku.generate.solver import count_batch, random_grids
 from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.exact import count_solutions
@@ -33,6 +30,9 @@ from ltn_sudoku.generate import (
     to_frame,
     write_csv,
 )
+from ltn_sudoku.generate.grids import candidates, dead_ends, forced_cells, random_symmetry
+from ltn_sudoku.generate.open_boards import dig_unique
+from ltn_sudoku.generate.solver import count_batch, random_grids
 from ltn_sudoku.io import FormatError, read_records
 from ltn_sudoku.paths import DATA_DIR
 

@@ -12,8 +12,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ltn_sudoku.logic import data
-from ltn_sudoku.logic import assess
+from ltn_sudoku.logic import assess, data
 from ltn_sudoku.logic.labels import resolve_techniques
 from ltn_sudoku.logic.load import load_model
 from ltn_sudoku.logic.metrics import accuracy, precision_recall_f1

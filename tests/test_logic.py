@@ -16,12 +16,26 @@ from ltn_sudoku.board import Board, geometry
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.generate import generate
 from ltn_sudoku.io import parse_board_text
-from ltn_sudoku.logic.axioms import (CONSTRAINT_AXIOMS, RULE_AXIOMS, board_satisfaction, hidden_single_definition,
-                                     is_possible, naked_single_definition, no_solution, rule_axioms)
+from ltn_sudoku.logic.axioms import (
+    CONSTRAINT_AXIOMS,
+    RULE_AXIOMS,
+    board_satisfaction,
+    hidden_single_definition,
+    is_possible,
+    naked_single_definition,
+    no_solution,
+    rule_axioms,
+)
 from ltn_sudoku.logic.grounding import Grounding, TablePredicate, encode_boards, index_variable, one_hot_givens
+from ltn_sudoku.logic.hasvalue import (
+    GROUNDINGS,
+    GroundingKind,
+    MessagePassingConfig,
+    RecurrentConfig,
+    RecurrentHasValue,
+    build_has_value,
+)
 from ltn_sudoku.logic.labels import resolve_techniques, technique_labels
-from ltn_sudoku.logic.hasvalue import (GROUNDINGS, GroundingKind, MessagePassingConfig, RecurrentConfig,
-                                       RecurrentHasValue, build_has_value)
 from ltn_sudoku.logic.model import INSTANCE_TYPES, ModelConfig, RecommendsHeuristicNet
 from ltn_sudoku.logic.operators import FAMILIES, AggregLogProduct, AggregMax, build_operators
 

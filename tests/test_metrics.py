@@ -10,8 +10,15 @@ import pytest
 from sklearn.calibration import calibration_curve
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, precision_recall_fscore_support, roc_auc_score
 
-from ltn_sudoku.logic.metrics import (accuracy, auroc, balanced_accuracy, calibrate_threshold,
-                                      expected_calibration_error, precision_recall_f1, reliability)
+from ltn_sudoku.logic.metrics import (
+    accuracy,
+    auroc,
+    balanced_accuracy,
+    calibrate_threshold,
+    expected_calibration_error,
+    precision_recall_f1,
+    reliability,
+)
 
 SEEDS = range(40)
 

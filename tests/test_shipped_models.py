@@ -18,8 +18,7 @@ import numpy as np
 import pytest
 import torch
 
-from ltn_sudoku.logic import data
-from ltn_sudoku.logic import assess
+from ltn_sudoku.logic import assess, data
 from ltn_sudoku.logic.evaluate import DEFAULT_GIVENS_BINS
 from ltn_sudoku.logic.labels import resolve_techniques
 from ltn_sudoku.logic.load import load_model, shipped_checkpoint

@@ -5,8 +5,9 @@ layer, listed once), and the README's layout table names every part of the packa
 from __future__ import annotations
 
 import re
-import tomllib
 from typing import Any
+
+import tomllib
 
 from ltn_sudoku.paths import REPO_ROOT
 

@@ -15,14 +15,7 @@ from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.exact import solve
 from ltn_sudoku.io import read_boards
 from ltn_sudoku.paths import DATA_DIR
-from ltn_sudoku.techniques.links import (
-    GroupNode,
-    LinkGraph,
-    almost_locked_sets,
-    chain_text,
-    implications,
-    link_graph,
-)
+from ltn_sudoku.techniques.links import GroupNode, LinkGraph, almost_locked_sets, chain_text, implications, link_graph
 from ltn_sudoku.techniques.soundness import states_from_puzzle
 from tests.techniques_helpers import marked_grid, mixed_corpus
 

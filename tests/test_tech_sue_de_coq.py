@@ -9,8 +9,8 @@ import pytest
 from ltn_sudoku.exact import solve
 from ltn_sudoku.techniques.hodoku import hodoku_exemplars, load_cases
 from ltn_sudoku.techniques.soundness import SINGLES, assert_sound, run_pure, states_from_puzzle, walk_sound
-from tests.techniques_helpers import marked_grid, mixed_corpus
 from ltn_sudoku.techniques.sue_de_coq import find_sue_de_coq
+from tests.techniques_helpers import marked_grid, mixed_corpus
 
 
 def test_reglib_pass_rate() -> None:

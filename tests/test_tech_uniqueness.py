@@ -11,7 +11,6 @@ from ltn_sudoku.exact import count_solutions
 from ltn_sudoku.techniques import coloring, wings
 from ltn_sudoku.techniques.hodoku import SSTS_NAMES, hodoku_exemplars, load_cases, ssts_finders
 from ltn_sudoku.techniques.soundness import SINGLES, run_pure, sweep_sound, walk_sound
-from tests.techniques_helpers import marked_grid, mixed_corpus
 from ltn_sudoku.techniques.uniqueness import (
     TECHNIQUES,
     find_avoidable_rectangles_1,
@@ -25,6 +24,7 @@ from ltn_sudoku.techniques.uniqueness import (
     find_unique_rectangles_5,
     find_unique_rectangles_6,
 )
+from tests.techniques_helpers import marked_grid, mixed_corpus
 
 FINDERS = [t.finder for t in TECHNIQUES]
 OTHERS = [t.finder for t in wings.TECHNIQUES + coloring.TECHNIQUES]

@@ -8,8 +8,8 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.techniques.hodoku import hodoku_exemplars, load_cases
 from ltn_sudoku.techniques.soundness import SINGLES, run_pure, sweep_sound, walk_sound
-from tests.techniques_helpers import marked_grid, mixed_corpus
 from ltn_sudoku.techniques.wings import TECHNIQUES, find_w_wings, find_wxyz_wings, find_xy_wings, find_xyz_wings
+from tests.techniques_helpers import marked_grid, mixed_corpus
 
 FINDERS = [t.finder for t in TECHNIQUES]
 REGLIB_FLOORS: dict[str, float] = {"0800": 1.0, "0801": 1.0, "0803": 1.0}  # share of cases that must pass

@@ -15,7 +15,6 @@ import torch
 from omegaconf import DictConfig
 
 from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
-
 from ltn_sudoku.logic.config_check import check_command_line, check_config
 from ltn_sudoku.logic.load import load_model
 from ltn_sudoku.logic.schema import compose_config

@@ -36,7 +36,7 @@ class CadicalEffort:
 def preferred_phases(board: Board, preference: np.ndarray) -> list[int]:
     """Phase literals: for each open cell, +x(cell, best digit) and -x(cell, d) for its other digits."""
     n = board.n
-    literals = []
+    literals: list[int] = []
     for cell in board.empty_cells:
         best = int(np.argmax(preference[cell])) + 1
         literals.extend(variable(n, cell, d) * (1 if d == best else -1) for d in range(1, n + 1))

@@ -26,7 +26,7 @@ class UsageError(Exception):
 
 
 def _available_subcommands() -> list[tuple[str, object]]:
-    mods = []
+    mods: list[tuple[str, object]] = []
     for name in SUBCOMMANDS:
         try:
             mods.append((name, importlib.import_module(f"ltn_sudoku.cli.{name}")))

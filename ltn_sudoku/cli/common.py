@@ -9,17 +9,10 @@ import csv
 import io
 import json
 import os
-import socket
 import sys
-import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
-
-try:
-    import fcntl
-except ImportError:  # Windows has no fcntl: a stale lock is then told by its pid and host alone
-    fcntl = None  # type: ignore[assignment]
 
 from tqdm import tqdm
 
@@ -32,8 +25,10 @@ from ltn_sudoku.io import (
     atomic_write_text,
     iter_records,
     iter_stream_records,
+    locks,
     parse_board_text,
 )
+from ltn_sudoku.io.locks import LockBusy, LockError, owner_text
 from ltn_sudoku.memory import MemoryTracker
 
 OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
@@ -197,111 +192,19 @@ def lock_path(out: Path) -> Path:
     return out.with_name(out.name + ".lock")
 
 
-STALE_EMPTY_SECONDS = 10.0  # a lock file still empty after this long was left by a run killed as it created it
-
-
-def _owner_text() -> bytes:
-    return (json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                        "since": time.strftime("%Y-%m-%d %H:%M:%S")}) + "\n").encode()
-
-
-def _owner(fd: int) -> dict[str, object] | None:
-    """The lock's owner as written, or None while it is being written (empty or cut)."""
-    try:
-        owner = json.loads(os.pread(fd, 4096, 0).decode())
-    except (OSError, ValueError):
-        return None
-    return owner if isinstance(owner, dict) and isinstance(owner.get("pid"), int) else None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
-
-
-def _flock(fd: int, wait: bool) -> bool:
-    """An exclusive flock on the open lock file (released by the system when its process dies, however it dies)."""
-    if fcntl is None:
-        return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-    except BlockingIOError:
-        return False
-    except OSError:  # a file system without flock (some network mounts): the pid and host alone decide
-        pass
-    return True
-
-
-def _still_at(fd: int, path: Path) -> bool:
-    """The open file is still the one at `path` (not removed, nor replaced by another run's lock)."""
-    try:
-        return os.path.samestat(os.fstat(fd), os.stat(path))
-    except OSError:
-        return False
-
-
-def _stale(fd: int, owner: dict[str, object] | None) -> str | None:
-    """Why the lock whose flock this process just took is stale (its run is over), or None while it may run: the owner
-    pid is no longer running on this host, or the file was left empty long ago. A lock of another host is never
-    taken over (its pid cannot be asked from here)."""
-    if owner is None:
-        age = time.time() - os.fstat(fd).st_mtime
-        return f"left empty {age:.0f} s ago" if age > STALE_EMPTY_SECONDS else None
-    if owner.get("host") != socket.gethostname() or _alive(int(owner["pid"])):  # type: ignore[call-overload]
-        return None
-    return f"left by pid {owner['pid']} (since {owner.get('since')}), no longer running on this host"
-
-
-def _busy(out: Path, path: Path, owner: dict[str, object] | None) -> UsageError:
-    who = ("another run (its lock is being written)" if owner is None else
-           f"another run (pid {owner['pid']} on {owner.get('host')}, since {owner.get('since')})")
-    return UsageError(f"--out {out} is being written by {who}: wait for it to end, or remove {path} if that run is "
-                      "not running")
+def _busy(out: Path, busy: LockBusy) -> UsageError:
+    return UsageError(f"--out {out} is being written by {owner_text(busy.owner)}: wait for it to end, or remove "
+                      f"{busy.path} if that run is not running")
 
 
 def _acquire(out: Path) -> int:
-    """The open, flocked lock file of `out`, holding this process's pid and host."""
-    path = lock_path(out)
-    for _ in range(100):  # another try only when the lock changed hands in between
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)  # as the results file's own folder is made
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            pass
-        except OSError as e:
-            raise UsageError(f"--out {out}: cannot create the lock {path} ({e.strerror or e})") from None
-        else:
-            _flock(fd, wait=True)  # waits only while another run looks at the new, still empty file
-            os.write(fd, _owner_text())
-            return fd
-        try:
-            fd = os.open(path, os.O_RDWR)
-        except FileNotFoundError:
-            continue  # released in between
-        except OSError as e:
-            raise UsageError(f"--out {out}: cannot open the lock {path} ({e.strerror or e})") from None
-        if not _flock(fd, wait=False):
-            owner = _owner(fd)
-            os.close(fd)
-            raise _busy(out, path, owner)
-        if not _still_at(fd, path):  # released (and maybe taken again) before this flock
-            os.close(fd)
-            continue
-        owner = _owner(fd)
-        why = _stale(fd, owner)
-        if why is None:
-            os.close(fd)
-            raise _busy(out, path, owner)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, _owner_text(), 0)
-        print(f"note: took over the stale lock {path}: {why}", file=sys.stderr)
-        return fd
-    raise UsageError(f"--out {out}: the lock {path} keeps changing hands: is another run starting?")
+    """The open, flocked lock file of `out`, holding this process's pid and host (ltn_sudoku/io/locks.py)."""
+    try:
+        return locks.acquire(lock_path(out), f"--out {out}")
+    except LockBusy as e:
+        raise _busy(out, e) from None
+    except LockError as e:
+        raise UsageError(str(e)) from None
 
 
 @contextmanager
@@ -310,11 +213,8 @@ def output_lock(out: Path) -> Iterator[None]:
     process's pid and host, and flocked. A concurrent run on the same output is refused (one line, exit 2); a lock
     whose run is over (its pid no longer runs on this host) is taken over with a note, never shared. The lock is
     removed at the end, whatever the outcome."""
-    path = lock_path(out)
     fd = _acquire(out)
     try:
         yield
     finally:
-        if _still_at(fd, path):
-            path.unlink(missing_ok=True)
-        os.close(fd)
+        locks.release(fd, lock_path(out))

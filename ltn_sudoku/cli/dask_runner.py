@@ -42,7 +42,7 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Mapping, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, TextIO
 
 from tqdm import tqdm
 
@@ -52,6 +52,7 @@ from ltn_sudoku.cli.results import ResultsFile, csv_header
 from ltn_sudoku.io import BoardRecord, atomic_write_text
 
 if TYPE_CHECKING:
+    from dask.typing import Key
     from distributed import Client
 
     from ltn_sudoku.cli.classify import Answerer
@@ -105,7 +106,7 @@ def write_part(folder: Path, index: int, text: str, kinds: dict[str, int], board
     atomic_write_text(_part_path(folder, index), json.dumps({"boards": boards, "kinds": kinds, "text": text}))
 
 
-def _read_part(folder: Path, index: int) -> dict[str, object] | None:
+def _read_part(folder: Path, index: int) -> dict[str, Any] | None:
     path = _part_path(folder, index)
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
@@ -196,7 +197,7 @@ def run_on_dask(answerer: Answerer, path: str, chunks: Iterator[Chunk], out: Pat
     with dask_client(scheduler, workers) as client:
         window = WINDOW_PER_WORKER * max(1, len(client.scheduler_info().get("workers", {})) or workers)
         pending = as_completed()
-        indices: dict[str, int] = {}  # future key -> partition index
+        indices: dict[Key, int] = {}  # future key -> partition index
         in_flight = 0
 
         done_boards = 0
@@ -227,7 +228,7 @@ def run_on_dask(answerer: Answerer, path: str, chunks: Iterator[Chunk], out: Pat
             total = index + 1
             done = _read_part(folder, index)
             if done is not None:
-                progress(index, int(done["boards"]), "already written (resumed)")  # type: ignore[call-overload]
+                progress(index, int(done["boards"]), "already written (resumed)")
                 continue
             future = client.submit(answer_partition, token, answerer, chunk, key=f"classify-{token}-{index}")
             indices[future.key] = index
@@ -257,7 +258,7 @@ def _join(folder: Path, total: int, out: Path, out_kind: str, columns: list[str]
             if part is None:  # removed by hand while this run held the lock: the folder cannot be trusted
                 raise UsageError(f"partition {index} is missing from {folder}: remove the folder and run again")
             results.write([str(part["text"])])
-            kinds.update(part["kinds"])  # type: ignore[arg-type]
+            kinds.update(part["kinds"])
         results.commit()
     shutil.rmtree(folder, ignore_errors=True)
     return kinds

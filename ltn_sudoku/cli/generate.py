@@ -10,10 +10,10 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from ltn_sudoku.generate.solver import SOLVER_BACKENDS
 from ltn_sudoku.cli import UsageError
 from ltn_sudoku.cli.common import capped_jobs
 from ltn_sudoku.generate import CLASSES, GenerationError, LabelledBoard, generate, generate_mixed, write_csv
+from ltn_sudoku.generate.solver import SOLVER_BACKENDS
 
 
 def _givens_range(text: str) -> tuple[int, int]:

@@ -9,7 +9,7 @@ import io
 import json
 from pathlib import Path
 from types import TracebackType
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from ltn_sudoku.cli import UsageError
 from ltn_sudoku.io.writers import AtomicFile
@@ -40,7 +40,7 @@ def csv_columns(heuristics: bool, ltn: bool, search: bool = False, complete: boo
             *(SEARCH_COLUMNS if ltn and search else ()), *(COMPLETE_COLUMNS if ltn and complete else ())]
 
 
-def _flatten(value: Mapping[str, object], prefix: str, out: dict[str, object], skip: str = "") -> None:
+def _flatten(value: Mapping[str, Any], prefix: str, out: dict[str, object], skip: str = "") -> None:
     for key, inner in value.items():
         if key == skip:
             continue

@@ -105,8 +105,8 @@ def run_ltn(args: argparse.Namespace) -> int:
     if args.budget < 1:
         raise UsageError(f"--budget {args.budget}: expected a positive number of boards")
     if args.complete:
-        from ltn_sudoku.logic.model_order import ModelOrder
         from ltn_sudoku.branching.solver import solve as solve_complete
+        from ltn_sudoku.logic.model_order import ModelOrder
     out_kind = out_format(args.out) if args.out is not None else None
     name, records = read_input(args)
     models: dict[int, LtnPredictor | None] = {}

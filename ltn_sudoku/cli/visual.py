@@ -85,9 +85,8 @@ def read_visual_board(path: Path, checkpoint: Path, device: str = "cpu") -> tupl
     import torch
 
     from ltn_sudoku.logic.checkpoint import CheckpointError
-
-    from ltn_sudoku.logic.load import load_model
     from ltn_sudoku.logic.device import device_of, to_numpy
+    from ltn_sudoku.logic.load import load_model
 
     images = load_cells(path)
     n = round(len(images) ** 0.5)

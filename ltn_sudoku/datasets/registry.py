@@ -146,7 +146,7 @@ def _tdoku(name: str, path: str, member: str, size: int, sha256: str, descriptio
 def _generalized(path: str, size: int, sha256: str, also_first: bool = True) -> DataFile:
     name = path.rsplit("/", 1)[-1]
     source = ("output/" if path.startswith("generalized/paper_times/") else "datasets/") + name
-    urls = (_gh(_GENERALIZED, _GENERALIZED_COMMIT, source),)
+    urls: tuple[str, ...] = (_gh(_GENERALIZED, _GENERALIZED_COMMIT, source),)
     if also_first:
         urls += (_gh(_GENERALIZED_FIRST, _GENERALIZED_FIRST_COMMIT, source),)
     return DataFile(path, urls, size, sha256)

@@ -53,13 +53,25 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ltn_sudoku.board import Board, box_side, side_for_cell_count
+
+if TYPE_CHECKING:
+    from typing import TypeAlias, TypeVar
+
+    _IntT = TypeVar("_IntT", int, np.integer)
+    # An integer of compiled code: numba mixes Python ints and np.int64 freely (np.int64 converts a uint64 bit index,
+    # so that it does not turn int64 arithmetic into float64).
+    I64: TypeAlias = int | np.int64
+
+    def trailing_zeros(src: _IntT) -> _IntT:
+        """numba's stub types the call of an intrinsic with its typing context too; compiled code passes the value."""
+else:
+    from numba.cpython.unsafe.numbers import trailing_zeros
 
 _ONE = np.uint64(1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -135,7 +147,7 @@ _SWEEP, _LOCK = 1, 2
 
 
 @cached_njit
-def _workspace(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _workspace(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Fresh (cand, count, value, flags, queue, meta, weight) for side n, reused across the puzzles of a batch."""
     cells = n * n
     return (np.empty((cells, (n + 63) // 64), np.uint64), np.empty(cells, np.int16), np.empty(cells, np.int16),
@@ -197,7 +209,7 @@ def _assign(cand: np.ndarray, count: np.ndarray, value: np.ndarray, flags: np.nd
 
 
 @cached_njit(inline="always")
-def _digit_at(cand: np.ndarray, cell: int, skip: int) -> int:
+def _digit_at(cand: np.ndarray, cell: int, skip: int) -> I64:
     """The candidate of cell after skipping `skip` of them, lowest first; -1 past the last."""
     for w in range(cand.shape[1]):
         m = cand[cell, w]
@@ -397,7 +409,7 @@ def _pick(cand: np.ndarray, count: np.ndarray, value: np.ndarray, units: np.ndar
             pair = _two_places(cand, value, units)
             if pair >= 0:
                 options = 2
-    skip = 0
+    skip: I64 = 0
     if rng.shape[0] > 0:
         skip = np.int64(_next_random(rng) % np.uint64(options))
     if pair < 0:
@@ -551,7 +563,7 @@ _PEERS9, _ROWS9, _BOXES9, _COL3_9, _TRIADS9, _EXPAND9, _LOCK9 = _band_tables()
 
 
 @cached_njit(inline="always")
-def _b_place(st: np.ndarray, cell: int, d: int) -> int:
+def _b_place(st: np.ndarray, cell: int, d: int) -> I64:
     """Place digit d (0-based) in cell: -1 if d is not possible there, else the words that changed (bit 3*d+b)."""
     b = cell // 27
     bit = _ONE << np.uint64(cell % 27)
@@ -560,7 +572,7 @@ def _b_place(st: np.ndarray, cell: int, d: int) -> int:
     if st[27 + b] & bit:
         return 0
     keep = st[3 * d + b]
-    changed = 0
+    changed: I64 = 0
     for e in range(9):  # without branches: clear the cell in every digit's word, then give d's back
         x = st[3 * e + b]
         changed |= np.int64((x & bit) != _ZERO) << (3 * e + b)
@@ -613,14 +625,14 @@ def _band_hidden(x: np.uint64) -> np.uint64:
 
 
 @cached_njit
-def _b_digit(st: np.ndarray, d: int, bands: int) -> int:
+def _b_digit(st: np.ndarray, d: int, bands: int) -> I64:
     """Box-line reduction and hidden singles of digit d, whose words changed in `bands` (bit b): -1 on
     contradiction, else the words that changed (bit 3*d+b). The three words stay in registers, the checks are
     branch-free bit operations (hidden singles of all 9 columns at once by bit-sliced counting over the bands)."""
     x0 = st[3 * d]
     x1 = st[3 * d + 1]
     x2 = st[3 * d + 2]
-    changed = 0
+    changed: I64 = 0
     touched = bands
     while True:  # box-line reduction in the bands that changed, then in the three stacks, until stable
         y0 = _band_lock(x0) if bands & 1 else x0
@@ -696,9 +708,10 @@ def _band_set(changed: int) -> int:
 
 
 @cached_njit
-def _b_propagate(st: np.ndarray, dirty: int) -> bool:
+def _b_propagate(st: np.ndarray, dirty: I64) -> bool:
     """To a fixpoint: naked singles in the bands whose words changed, then box-line reduction and hidden singles of
     every changed digit in the bands it changed in. dirty: the changed words (bit 3*d+b)."""
+    d: I64  # bound by range() and from a bit index (np.int64)
     scan = _band_set(dirty)
     while True:
         while scan:
@@ -746,7 +759,7 @@ def _b_propagate(st: np.ndarray, dirty: int) -> bool:
 
 
 @cached_njit(inline="always")
-def _popcount(x: np.uint64) -> int:
+def _popcount(x: np.uint64) -> np.int64:
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
     x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
@@ -754,12 +767,14 @@ def _popcount(x: np.uint64) -> int:
 
 
 @cached_njit
-def _b_pick(st: np.ndarray) -> tuple[int, int]:
+def _b_pick(st: np.ndarray) -> tuple[I64, int]:
     """The branching decision (cell, digit): among cells with two candidates the one whose two placements remove
     the most candidates from its peers (product of the two counts, so both branches bite), else a cell with fewest
     candidates. Halves the search tree of the hardest puzzles against 'first cell with two candidates'."""
+    b: I64  # bound by range() and computed from a cell
+    cell: I64  # bound by range() and from a bit index (np.int64)
     best = -1
-    best_cell = -1
+    best_cell: I64 = -1
     best_digit = -1
     for b in range(3):
         open_cells = ~st[27 + b] & _BAND
@@ -811,6 +826,8 @@ def _b_search(grid: np.ndarray, limit: int, found: np.ndarray, work: np.ndarray)
     """min(#solutions of a 9x9 grid (an integer array or the 81 cell bytes), limit); the first found.shape[0]
     solutions go to found's rows. work: _b_work(), the state and the stack of choice points in one allocation
     (row 82 the state; rows 0..81 a saved state each, its choice (cell, digit) in columns 30 and 31)."""
+    cell: I64  # bound by range() and read back from `work` (np.int64)
+    d: I64
     st = work[82]
     st[:27] = _BAND
     st[27:] = 0

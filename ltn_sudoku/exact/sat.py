@@ -10,10 +10,14 @@ givens needs: the kernel's depth-first search has to exhaust it.
 from __future__ import annotations
 
 import gc
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ltn_sudoku.board import geometry
+
+if TYPE_CHECKING:
+    from pysat.solvers import Solver
 
 SAT_SOLVER = "cadical195"
 # CaDiCaL in stable mode only (its `--sat` preset's main switch): on the sparse boards the portfolio hands over, mostly
@@ -31,7 +35,7 @@ def available() -> bool:
     return True
 
 
-def _solver(clauses: list[list[int]]):  # type: ignore[no-untyped-def]
+def _solver(clauses: list[list[int]]) -> Solver:
     """CaDiCaL with SAT_OPTIONS, then the clauses (it takes options only before the first clause)."""
     from pysat.solvers import Solver
 
@@ -76,7 +80,7 @@ class SatCount:
         try:
             clauses, _ = cnf(candidates, n)
             self.done = clauses == [[]]
-            self.solver = None if self.done else _solver(clauses)
+            self.solver: Solver | None = None if self.done else _solver(clauses)
         finally:
             if collecting:
                 gc.enable()
@@ -90,17 +94,19 @@ class SatCount:
     def run(self, conflicts: int = 0) -> bool:
         """Search on for at most `conflicts` conflicts per solve (0 = no limit); True once the count is final."""
         while not self.done:
+            solver = self.solver
+            assert solver is not None  # not done: the solver is open (close() comes after the last run)
             if conflicts:
-                self.solver.conf_budget(conflicts)
-                sat = self.solver.solve_limited()
+                solver.conf_budget(conflicts)
+                sat = solver.solve_limited()
                 if sat is None:
                     return False
             else:
-                sat = self.solver.solve()
+                sat = solver.solve()
             if not sat:
                 self.done = True
                 break
-            model = np.asarray(self.solver.get_model()[: self.digit.shape[0]])
+            model = np.asarray(solver.get_model()[: self.digit.shape[0]])
             true = model > 0
             self.total += 1
             if len(self.found) < self.store:
@@ -110,7 +116,7 @@ class SatCount:
             chosen = model[true & self.open_cells[self.cell_of]]
             self.done = self.total >= self.limit or chosen.size == 0  # nothing open: the only solution
             if not self.done:
-                self.solver.add_clause((-chosen).tolist())
+                solver.add_clause((-chosen).tolist())
         self.close()
         return True
 

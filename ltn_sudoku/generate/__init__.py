@@ -23,9 +23,9 @@ from typing import Iterable, Protocol, Sequence, cast
 import numpy as np
 import pandas as pd
 
+from ltn_sudoku.board import SUPPORTED_SIZES, Board
 from ltn_sudoku.generate.run import IMPOSSIBLE_BASES, GenerationError, Stream, run_streams
 from ltn_sudoku.generate.solver import SOLVER_BACKENDS
-from ltn_sudoku.board import SUPPORTED_SIZES, Board
 from ltn_sudoku.io import FormatError, atomic_write_text, encode_cells, read_records
 
 CLASSES: tuple[str, ...] = ("closed_valid", "closed_invalid", "open_solvable", "open_impossible")
@@ -114,7 +114,7 @@ def _kinds(label: str, kind: str | None, unique: bool) -> tuple[str, ...]:
 # ---- production ------------------------------------------------------------------------------------------------------
 def _to_records(size: int, label: str, kind: str, puzzles: np.ndarray,
                 solutions: np.ndarray) -> list[LabelledBoard]:
-    has_solution = solutions.any(axis=1)
+    has_solution = np.asarray(solutions.any(axis=1))  # an array: numpy's stub allows a scalar
     return [
         LabelledBoard(Board(p.tolist(), size), label, kind, Board(s.tolist(), size) if ok else None)
         for p, s, ok in zip(puzzles, solutions, has_solution)

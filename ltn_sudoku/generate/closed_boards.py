@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ltn_sudoku.board import geometry
 from ltn_sudoku.generate.grids import GRID_DTYPE, random_ranks, random_symmetry
 from ltn_sudoku.generate.solver import Made, random_grids, with_count
-from ltn_sudoku.board import geometry
 
 GRID_FANOUT = 4  # boards drawn from each solver grid, each under its own random symmetry
 

@@ -18,6 +18,7 @@ import numpy as np
 from ltn_sudoku.generate import closed_boards as closed
 from ltn_sudoku.generate import open_boards as open_
 from ltn_sudoku.generate.solver import Made
+
 CLOSED_MAKERS: dict[str, Callable[[int, int, np.random.Generator, str], Made]] = {
     "valid": closed.make_valid,
     "random": closed.make_random,
@@ -126,7 +127,7 @@ class _Collector:
 
 
 def run_streams(streams: list[Stream], workers: int = 1,
-                on_progress: Callable[[int], None] | None = None) -> list[Made]:
+                on_progress: Callable[[int], object] | None = None) -> list[Made]:
     """(puzzles, solutions) of every stream, made in this process (workers=1) or in `workers` processes."""
     collectors = [_Collector(s) for s in streams]
     if workers <= 1:
@@ -142,7 +143,7 @@ def run_streams(streams: list[Stream], workers: int = 1,
     return [c.result() for c in collectors]
 
 
-def _run_parallel(collectors: list[_Collector], workers: int, on_progress: Callable[[int], None] | None) -> None:
+def _run_parallel(collectors: list[_Collector], workers: int, on_progress: Callable[[int], object] | None) -> None:
     """Keep about `workers` + 1 batches running, started ahead only where a stream still needs them; take the results
     of each stream in index order."""
     pending: list[deque[Future[Made]]] = [deque() for _ in collectors]

@@ -27,6 +27,7 @@ import io
 import logging
 import os
 import re
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Iterator, Sequence
@@ -157,10 +158,29 @@ def _open_text(path: Path) -> IO[str]:
         gzipped = raw.read(2) == _GZIP_MAGIC
         raw.seek(0)
         stream = gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else raw
-        return io.TextIOWrapper(stream, encoding="utf-8", newline="")  # type: ignore[arg-type]
+        return io.TextIOWrapper(stream, encoding="utf-8", newline="")
     except BaseException:
         raw.close()
         raise
+
+
+def _not_utf8(path: Path) -> FormatError:
+    """The first byte of a file (plain or gzip) that is not UTF-8, located at its line and column (the text reader
+    only knows its place in a read-ahead buffer)."""
+    try:
+        with open(path, "rb") as raw:
+            gzipped = raw.read(2) == _GZIP_MAGIC
+            raw.seek(0)
+            stream = gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else raw
+            for number, line in enumerate(stream, 1):  # lines end at b"\n", as the rows of a Kaggle CSV do
+                try:
+                    line.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    return FormatError(f"not UTF-8 text (byte {line[e.start]:#04x}): expected a Kaggle CSV, plain "
+                                       "or gzip", path, number, e.start + 1)
+    except (OSError, EOFError, zlib.error):
+        pass
+    return FormatError("not UTF-8 text: expected a Kaggle CSV, plain or gzip", path)
 
 
 def _cells(texts: list[str], table: np.ndarray) -> np.ndarray:
@@ -236,6 +256,7 @@ class KaggleReader:
     def _file_chunks(self, path: Path) -> Iterator[KaggleChunk]:
         name, set_name = str(path), set_name_of(path)
         skipped_before, errors_before = self.skipped, len(self.errors)
+        reader = None
         try:
             with _open_text(path) as text:
                 reader = csv.reader(text)
@@ -255,8 +276,16 @@ class KaggleReader:
                     raise FormatError("empty file: expected a header and rows of quiz and solution", name)
                 if pending:
                     yield self._verify(pending, header, name, set_name)
-        except (OSError, EOFError, UnicodeDecodeError, csv.Error) as e:
-            raise FormatError(f"cannot read ({e}): expected a Kaggle CSV, plain or gzip", name) from None
+        except UnicodeDecodeError:
+            raise _not_utf8(path) from None
+        except csv.Error as e:  # e.g. a NUL byte: on the line the reader was reading
+            raise FormatError(f"{e}: expected a Kaggle CSV, plain or gzip", name,
+                              reader.line_num if reader is not None else None) from None
+        except (OSError, EOFError, zlib.error) as e:  # a damaged gzip stream, or the file cannot be read
+            read = reader.line_num if reader is not None else 0
+            what = "not a valid gzip file" if isinstance(e, (gzip.BadGzipFile, EOFError, zlib.error)) else "cannot read"
+            after = f", after line {read} (the last one read)" if read else ""
+            raise FormatError(f"{what} ({e}){after}: expected a Kaggle CSV, plain or gzip", name) from None
         if self.skipped > skipped_before:
             LOG.warning("%s: skipped %d bad rows (first: %s)", name, self.skipped - skipped_before,
                         self.errors[errors_before] if len(self.errors) > errors_before else "")

@@ -75,10 +75,12 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
-def _read_error(name: str, e: BaseException) -> FormatError:
-    """A damaged compressed file or an unreadable stream, as the user's error."""
+def _read_error(name: str, e: BaseException, read: int = 0) -> FormatError:
+    """A damaged compressed file or an unreadable stream, as the user's error: where it stopped is the line after
+    the `read` lines read whole (a damaged gzip stream has no line of its own)."""
     what = "not a valid gzip file" if isinstance(e, (gzip.BadGzipFile, EOFError, zlib.error)) else "cannot read"
-    return FormatError(f"{what} ({e}): expected a board file, plain or gzip-compressed", name)
+    after = f", after line {read} (the last one read)" if read else ""
+    return FormatError(f"{what} ({e}){after}: expected a board file, plain or gzip-compressed", name)
 
 
 def _raw_lines(stream: BinaryIO, name: str) -> Iterator[bytes]:
@@ -90,7 +92,7 @@ def _raw_lines(stream: BinaryIO, name: str) -> Iterator[bytes]:
         try:
             chunk = stream.read(_READ_BYTES)
         except (OSError, EOFError, zlib.error) as e:
-            raise _read_error(name, e) from None
+            raise _read_error(name, e, number) from None
         if not chunk:
             break
         data = rest + chunk
@@ -116,7 +118,7 @@ def _raw_lines(stream: BinaryIO, name: str) -> Iterator[bytes]:
 
 def _decode_lines(stream: BinaryIO, name: str) -> Iterator[str]:
     """The text lines of a byte stream (gzip-compressed or not), refusing binary data and UTF-16 by name."""
-    buffered = stream if hasattr(stream, "peek") else _io.BufferedReader(stream)  # type: ignore[arg-type]
+    buffered = stream if hasattr(stream, "peek") else _io.BufferedReader(stream)  # type: ignore[type-var]  # any raw binary stream
     if buffered.peek(2)[:2] == _GZIP_MAGIC:
         buffered = gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[assignment]
     for number, raw in enumerate(_raw_lines(buffered, name), 1):

@@ -18,8 +18,13 @@ from ltn_sudoku.logic.data import CLOSED_VALID, SOLVABLE, BoardSet
 from ltn_sudoku.logic.device import device_of, synchronize, to_list, to_numpy
 from ltn_sudoku.logic.grounding import one_hot_givens
 from ltn_sudoku.logic.inference import dead_end_probabilities, decoded, is_correct_truth, is_valid_assignment, reach
-from ltn_sudoku.logic.metrics import (accuracy, auroc, calibrate_threshold, expected_calibration_error,
-                                      precision_recall_f1)
+from ltn_sudoku.logic.metrics import (
+    accuracy,
+    auroc,
+    calibrate_threshold,
+    expected_calibration_error,
+    precision_recall_f1,
+)
 from ltn_sudoku.logic.model import LtnSudoku
 from ltn_sudoku.logic.operators import Operators
 

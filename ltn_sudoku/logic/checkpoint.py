@@ -20,7 +20,7 @@ import os
 import pickle
 import zipfile
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 import torch
 
@@ -43,6 +43,7 @@ def _interpolation(value: Any, where: str = "config") -> str | None:
     """The dotted key of the first string holding an OmegaConf interpolation ('${...}'), or None."""
     if isinstance(value, str):
         return where if "${" in value else None
+    items: Iterable[tuple[Any, Any]]
     if isinstance(value, Mapping):
         items = value.items()
     elif isinstance(value, (list, tuple)):

@@ -14,24 +14,29 @@ A user's own config folder joins the shipped conf/ as Hydra's do: `--config-dir 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import NoReturn
 
 from hydra.core.override_parser.overrides_parser import OverridesParser
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from ltn_sudoku.generate import GenerationError, generate
+from ltn_sudoku.io import FormatError
+from ltn_sudoku.io.kaggle import kaggle_files
 from ltn_sudoku.logic.labels import resolve_techniques
 from ltn_sudoku.logic.load import model_kind
 from ltn_sudoku.logic.model import ModelConfig
 from ltn_sudoku.logic.operators import build_operators
 from ltn_sudoku.logic.schema import compose_config, rule_violations
 from ltn_sudoku.logic.visual.mnist import FILES
-from ltn_sudoku.paths import CONF_DIR
+from ltn_sudoku.paths import CONF_DIR, data_home
 
 EXIT_USAGE = 2
+KAGGLE_FETCH = "ltn-sudoku data fetch kaggle-1m kaggle-9m kaggle-3m"  # the data home's kaggle/ folder
 ENTRIES: tuple[str, ...] = ("train", "evaluate")
 CONFIG_DIR_FLAGS: tuple[str, ...] = ("--config-dir", "-cd")  # Hydra's flag that adds a config folder
 SEARCHPATH_KEY = "hydra.searchpath"
@@ -56,6 +61,71 @@ def _visual_rules(cfg: DictConfig, entry: str) -> Iterator[str]:
                f"looked in {folder.resolve()})")
 
 
+def _kaggle_problem(key: str, value: object) -> str | None:
+    """Why the Kaggle CSVs a key names cannot be read (missing, a folder without CSVs), saying how to fetch them when
+    the key names the data home's kaggle/ folder; None when they are there."""
+    try:
+        kaggle_files(str(value))
+    except FormatError as e:
+        problem = f"{key}={value}: {e.message}"
+        home = data_home() / "kaggle"
+        path = os.path.abspath(os.path.expanduser(str(value)))
+        if path == str(home) or path.startswith(f"{home}{os.sep}"):
+            problem += f"; the Kaggle sets are not fetched into the data home {data_home()}: `{KAGGLE_FETCH}`"
+        return problem
+    return None
+
+
+def _givens_spans(value: object) -> list[object]:
+    """data.givens as a list of [low, high] spans (one span, or a list of them)."""
+    if isinstance(value, list) and value and isinstance(value[0], list):
+        return list(value)
+    return [value]
+
+
+def data_file_problems(cfg: DictConfig, entry: str) -> Iterator[str]:
+    """The data files a board model's run reads (data.kaggle_path, data.train.boards_path; evaluate.kaggle_path when
+    evaluating), each named by its key, before any board is made. Checked by the entry points (check_config), not by
+    config_problem: an experiment's stages are composed and checked before the data home may hold their files."""
+    if model_kind(cfg) != "board":
+        return
+    n = int(cfg.model.size)
+    named = [("data.kaggle_path", cfg.data.get("kaggle_path"))]
+    if entry == "evaluate":
+        named.append(("evaluate.kaggle_path", cfg.evaluate.get("kaggle_path")))
+    for key, value in named:
+        if value:
+            problem = _kaggle_problem(key, value)
+            if problem is not None:
+                yield problem
+            elif n != 9 and key.startswith("data."):
+                yield f"{key}={value}: Kaggle rows are 9x9 boards; the model is {n}x{n} (model={cfg.model.name})"
+    boards = cfg.data.train.get("boards_path")
+    if entry == "train" and boards and not os.path.isfile(os.path.expanduser(str(boards))):
+        what = "a folder" if os.path.isdir(os.path.expanduser(str(boards))) else "no such file"
+        yield f"data.train.boards_path={boards}: {what}: expected a board file (any format ltn_sudoku.io reads)"
+
+
+def _givens_rules(cfg: DictConfig, entry: str) -> Iterator[str]:
+    """data.givens: [low, high] ranges the generators can meet for this board size (training makes its boards)."""
+    d = cfg.data
+    givens = OmegaConf.to_container(d.givens) if entry == "train" and d.get("givens") is not None else None
+    if givens is None:
+        return
+    n = int(cfg.model.size)
+    labels = ["open_solvable"] + (["open_impossible"] if int(d.train.impossible) or int(d.val.impossible) else [])
+    for span in _givens_spans(givens):
+        if not (isinstance(span, list) and len(span) == 2 and all(isinstance(v, int) for v in span)):
+            yield f"data.givens={givens}: expected [low, high] or a list of such ranges, {span!r} is neither"
+            return
+        for label in labels:
+            try:
+                generate(n, label, 0, givens=(span[0], span[1]))  # no board: the options alone are checked
+            except GenerationError as e:
+                yield f"data.givens={givens}: {_first_line(e)}"
+                return
+
+
 def _board_rules(cfg: DictConfig, entry: str) -> Iterator[str]:
     try:
         resolve_techniques(list(cfg.model.techniques), int(cfg.model.size))
@@ -67,14 +137,30 @@ def _board_rules(cfg: DictConfig, entry: str) -> Iterator[str]:
         build_operators(cfg.logic)
     except (TypeError, ValueError, KeyError, OmegaConfBaseException) as e:
         yield f"model / logic config: {type(e).__name__}: {_first_line(e)}"
+        return
+    yield from _givens_rules(cfg, entry)
 
 
 # model.kind -> its rules between keys (the kinds of ltn_sudoku/logic/train.py's TASKS)
 KIND_RULES: dict[str, Callable[[DictConfig, str], Iterator[str]]] = {"board": _board_rules, "visual": _visual_rules}
+_SIDE_IN_NAME = re.compile(r"(?<![0-9])([0-9]+)x\1(?![0-9])")  # '9x9' in 9x9, 9x9_mp, visual_9x9
+
+
+def _model_name_rules(cfg: DictConfig) -> Iterator[str]:
+    """A size that contradicts the chosen model file: `model=9x9 model.size=4` would train a 4x4 model under the
+    name 9x9 (and its recipe, tuned for 9x9)."""
+    name = str(cfg.model.get("name") or "")
+    match = _SIDE_IN_NAME.search(name)
+    size = int(cfg.model.size)
+    if match is not None and int(match.group(1)) != size:
+        side = match.group(1)
+        yield (f"model.size={size}: model={name} is a {side}x{side} model; choose a {size}x{size} model file (e.g. "
+               f"model={size}x{size}) rather than changing its size")
 
 
 def cross_field_violations(cfg: DictConfig, entry: str) -> Iterator[str]:
     """The rules between keys, each as one line naming the key to change."""
+    yield from _model_name_rules(cfg)
     yield from KIND_RULES[model_kind(cfg)](cfg, entry)
 
 
@@ -84,14 +170,14 @@ def config_problem(cfg: DictConfig, entry: str) -> str | None:
 
 
 def refuse(message: str) -> NoReturn:
-    """One line on stderr and exit status 2."""
-    print(f"error: {message}", file=sys.stderr)
+    """One line on stderr and exit status 2 (a message of several lines is joined into one)."""
+    print(f"error: {' '.join(line.strip() for line in message.strip().splitlines())}", file=sys.stderr)
     sys.exit(EXIT_USAGE)
 
 
 def check_config(cfg: DictConfig, entry: str) -> None:
     """Validate the config of an entry point before any work; on a bad value print one line and exit 2."""
-    problem = config_problem(cfg, entry)
+    problem = config_problem(cfg, entry) or next(data_file_problems(cfg, entry), None)
     if problem is not None:
         refuse(problem)
 
@@ -207,7 +293,7 @@ def job_overrides(argv: Sequence[str]) -> list[list[str]] | None:
     if any(o.is_sweep_override() and o.value_type is not None and "GLOB" in o.value_type.name for o in parsed):
         return None
     first = [f"{o.get_key_element()}={next(iter(o.sweep_string_iterator()))}" if o.is_sweep_override()
-             else o.input_line for o in parsed]
+             else str(o.input_line) for o in parsed]
     jobs = [first]
     for i, override in enumerate(parsed):
         if override.is_sweep_override():
@@ -220,6 +306,12 @@ def check_command_line(argv: Sequence[str], entry: str) -> None:
     """Before Hydra starts: compose the command line's config (each swept value once) and check it; a bad override
     or value is one line on stderr and exit status 2. A user's config folder (`--config-dir`, hydra.searchpath)
     is composed with, so that its options are known."""
+    checked_configs(argv, entry)
+
+
+def checked_configs(argv: Sequence[str], entry: str) -> list[DictConfig]:
+    """check_command_line, returning the configs it checked (none when Hydra options other than -m leave the
+    composing to Hydra)."""
     try:
         rest, _ = split_config_dirs(argv)
         searchpath = searchpath_overrides(argv)
@@ -235,9 +327,12 @@ def check_command_line(argv: Sequence[str], entry: str) -> None:
         jobs = job_overrides(rest)
     except Exception as e:  # noqa: BLE001  the override grammar's own errors
         refuse(composition_error(e))
+    configs: list[DictConfig] = []
     for overrides in jobs or []:
         try:
             cfg = compose_config([*searchpath, *overrides])
         except Exception as e:  # noqa: BLE001  Hydra and OmegaConf raise many types: all mean a bad command line
             refuse(composition_error(e))
         check_config(cfg, entry)
+        configs.append(cfg)
+    return configs

@@ -19,8 +19,9 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Sequence, cast
 
 import numpy as np
 import torch
@@ -47,6 +48,11 @@ SINGLES: tuple[str, ...] = ("Full House", "Naked Single", "Hidden Single")
 AFTER_SINGLES = "after_singles"  # kind of a solving state where every single has been placed
 PARTLY_FILLED = "partly_filled"
 LOG = logging.getLogger(__name__)
+
+
+class DataError(ValueError):
+    """A data file the config names cannot be used (missing, a bad row, boards of another size): one line naming the
+    key and the file's line, as the entry points print it."""
 
 
 @dataclass(frozen=True)
@@ -122,9 +128,9 @@ class BoardSet:
         sizes = {s.n for s in sets}
         if len(sizes) != 1:
             raise ValueError(f"boards of different sizes: {sorted(sizes)}")
-        return BoardSet(sets[0].n, *(torch.cat([getattr(s, f.name) for s in sets]) if f.name != "kinds"
-                                     else tuple(k for s in sets for k in s.kinds)
-                                     for f in fields(BoardSet) if f.name != "n"))
+        columns: list[Any] = [torch.cat([getattr(s, f.name) for s in sets]) if f.name != "kinds"
+                              else tuple(k for s in sets for k in s.kinds) for f in fields(BoardSet) if f.name != "n"]
+        return BoardSet(sets[0].n, *columns)
 
     def with_techniques(self, labels: np.ndarray) -> BoardSet:
         return BoardSet(self.n, self.puzzles, self.solutions, self.labels, self.kinds,
@@ -290,24 +296,35 @@ def train_origins(data_cfg: DictConfig) -> dict[str, Any]:
     return {"data/train_origins": sorted(set(origins)), **out}
 
 
+@contextmanager
+def _named(key: str) -> Iterator[None]:
+    """A FormatError of the file a config key names, as a DataError naming the key too."""
+    try:
+        yield
+    except FormatError as e:
+        raise DataError(f"{key}: {e}") from None
+
+
 def build_splits(cfg: DictConfig, model_config: ModelConfig) -> Splits:
     """Generated (and Kaggle) boards for training and validation, seeded: the same config gives the same boards."""
     n = model_config.size
     d = cfg.data
     techniques = resolve_techniques(model_config.techniques, n)
     seed = int(cfg.seed)
-    givens = OmegaConf.to_container(d.givens) if d.givens is not None else None
+    givens = cast("list[Any] | None", OmegaConf.to_container(d.givens) if d.givens is not None else None)
     train_solvable = generated(n, "open_solvable", int(d.train.solvable), seed, givens)
     val_solvable = generated(n, "open_solvable", int(d.val.solvable), seed + 1, givens)
     boards_path = d.train.get("boards_path")
     if boards_path:  # a board file's puzzles (generated ones, e.g. branch states) join the training puzzles
-        train_solvable = BoardSet.concat([train_solvable, from_file(
-            boards_path, n, str(d.train.get("boards_origin", "generated")), int(d.train.get("boards_limit", 0)))])
+        with _named("data.train.boards_path"):
+            train_solvable = BoardSet.concat([train_solvable, from_file(
+                boards_path, n, str(d.train.get("boards_origin", "generated")), int(d.train.get("boards_limit", 0)))])
     if d.kaggle_path:  # real rows join the generated ones, each from its own fixed split (ltn_sudoku.io.split)
-        train_solvable = BoardSet.concat(
-            [train_solvable, kaggle_sample(d.kaggle_path, "train", int(d.kaggle_rows.train), seed)])
-        val_solvable = BoardSet.concat(
-            [val_solvable, kaggle_sample(d.kaggle_path, "val", int(d.kaggle_rows.val), seed + 1)])
+        with _named("data.kaggle_path"):
+            train_solvable = BoardSet.concat(
+                [train_solvable, kaggle_sample(d.kaggle_path, "train", int(d.kaggle_rows.train), seed)])
+            val_solvable = BoardSet.concat(
+                [val_solvable, kaggle_sample(d.kaggle_path, "val", int(d.kaggle_rows.val), seed + 1)])
 
     def open_set(solvable: BoardSet, impossible: int, offset: int) -> BoardSet:
         states = solving_states(solvable, seed + offset)

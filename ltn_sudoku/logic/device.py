@@ -14,6 +14,7 @@ import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Any, Iterator
 
 import numpy as np
@@ -80,7 +81,7 @@ def to_list(tensor: torch.Tensor) -> Any:
 def _called_from_package() -> bool:
     """Whether the conversion was asked for by this package's code (not by torch's or another library's, which
     convert on their own terms, e.g. TensorBoard's writer copies to the host first)."""
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename.startswith(_TORCH):
         frame = frame.f_back
     return frame is not None and frame.f_code.co_filename.startswith(_OURS)

@@ -182,7 +182,7 @@ def loss_function(model: nn.Module, cfg: DictConfig, process: Process, step: Ste
     """The training loss of one (global) batch on this process: the task's `step` on its shard under DDP when
     distributed, in bf16 autocast with train.amp, with hasValue's network compiled with train.compile."""
     if cfg.train.get("compile"):
-        model.has_value.compile()  # in place: the state_dict keys (checkpoints) stay as they are
+        model.get_submodule("has_value").compile()  # in place: the state_dict keys (checkpoints) stay as they are
     device_type = torch.device(str(cfg.device_resolved)).type
     amp = bool(cfg.train.get("amp"))
     if process.distributed:

@@ -16,15 +16,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import torch
 from omegaconf import DictConfig, OmegaConf
 from torch.utils.tensorboard import SummaryWriter
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import count_solutions_batch
 from ltn_sudoku.io import atomic_write_text, read_boards
-from ltn_sudoku.logic import data
-from ltn_sudoku.logic import assess, reasoning
+from ltn_sudoku.logic import assess, data, reasoning
 from ltn_sudoku.logic.axioms import no_solution
 from ltn_sudoku.logic.data import build_splits
 from ltn_sudoku.logic.device import device_of, to_list, to_numpy

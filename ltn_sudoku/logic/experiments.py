@@ -4,7 +4,9 @@
 An experiment may start from another one's weights (`experiment.warm_start: <name>`): the checkpoint is then a chain
 of runs, and `train_experiment` trains the earlier stages first, each in `<run_dir>/stages/<name>`, every stage
 starting from the best.pt of the one before (`train.init_from`). A stage whose folder already holds metrics.json is
-finished and is not trained again, so an interrupted chain goes on where it stopped. The command line's other
+finished and is not trained again, and a stage stopped part way goes on from its last.pt (`train.resume`), so an
+interrupted chain goes on where it stopped; the final stage, in the run folder itself, is resumed as any run is
+(`train.resume=RUN/last.pt`: a run folder that holds another run is refused, ltn_sudoku/logic/runtime.py). The command line's other
 overrides apply to every stage (a smaller `train.epochs` for a quick look, `device`, `threads`).
 
 A user's experiment lives in their own config folder (`DIR/experiment/<name>.yaml`) and is used as a shipped one:
@@ -85,6 +87,10 @@ def train_experiment(cfg: DictConfig, stages: Sequence[tuple[str, DictConfig]], 
             OmegaConf.update(stage, "train.init_from", str(init_from))
         if (folder / "metrics.json").is_file() and (folder / "best.pt").is_file():
             LOG.info("stage %s: finished before (%s), not trained again", name, folder)
+        elif (folder / "last.pt").is_file():  # stopped part way: the stage goes on from its last epoch
+            LOG.info("stage %s of experiment %s: going on from %s", name, cfg.experiment.name, folder / "last.pt")
+            OmegaConf.update(stage, "train.resume", str(folder / "last.pt"))
+            train(stage)
         else:
             LOG.info("stage %s of experiment %s: training into %s", name, cfg.experiment.name, folder)
             train(stage)

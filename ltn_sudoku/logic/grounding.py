@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import ltn
-from ltn.core import LTNObject
 import numpy as np
 import torch
+from ltn.core import LTNObject
 from torch import nn
 
 from ltn_sudoku.board import Board, geometry

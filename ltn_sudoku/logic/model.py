@@ -5,17 +5,15 @@ hasSolution and recommendsHeuristic, with the fixed groundings and the calibrate
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 import torch
 from torch import nn
 
 from ltn_sudoku.logic.grounding import Grounding
-from ltn_sudoku.logic.hasvalue import (GROUNDINGS, RecurrentConfig, RecurrentHasValue, build_has_value,
-                                       grounding_config)
+from ltn_sudoku.logic.hasvalue import GROUNDINGS, RecurrentConfig, RecurrentHasValue, build_has_value, grounding_config
 from ltn_sudoku.logic.layers import mlp
 from ltn_sudoku.logic.retired import refuse_retired
-
 
 # ---- hasSolution -----------------------------------------------------------------------------------------------------
 # What hasSolution reads (inference.solution_features): `reached` = only what hasValue reached, as soft truths;
@@ -79,6 +77,13 @@ class PatternFeatures(nn.Module):
     gets counts as indicators (0, 1, 2, more), the atoms the singles, intersections and subsets are defined from; the
     network learns the formulas over them.
     """
+
+    inter: torch.Tensor
+    inter_box: torch.Tensor
+    inter_line: torch.Tensor
+    unit_cells: torch.Tensor
+    cell_pairs: torch.Tensor
+    digit_pairs: torch.Tensor
 
     def __init__(self, grounding: Grounding) -> None:
         super().__init__()
@@ -176,7 +181,8 @@ class RecommendsHeuristicNet(nn.Module):
         if not self.types:
             return givens.new_zeros(givens.shape[0], 0)
         features = self.features(givens)
-        logits = [torch.stack([torch.logsumexp(head(features[t]).squeeze(-1), 1) for head, t in zip(heads, types)])
+        logits = [torch.stack([torch.logsumexp(head(features[t]).squeeze(-1), 1)
+                               for head, t in zip(cast(nn.ModuleList, heads), types)])
                   .amax(0) for heads, types in zip(self.heads, self.types)]
         return torch.sigmoid(torch.stack(logits, -1))
 

@@ -21,9 +21,9 @@ import torch
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.branching.propagate import Crisp
-from ltn_sudoku.logic.load import load_model
 from ltn_sudoku.logic.device import device_of, to_numpy
 from ltn_sudoku.logic.grounding import one_hot_givens
+from ltn_sudoku.logic.load import load_model
 from ltn_sudoku.logic.model import LtnSudoku, describe_inputs
 
 

@@ -26,8 +26,17 @@ from ltn_sudoku.logic.grounding import one_hot_givens
 from ltn_sudoku.logic.inference import solution_features
 from ltn_sudoku.logic.model import LtnSudoku
 from ltn_sudoku.logic.operators import Operators
-from ltn_sudoku.logic.theory import (BOARD_THEORY, Grounded, Theory, kb_steps, loss_of, sat_agg, switched_on,
-                                     trained_steps, weight_of)
+from ltn_sudoku.logic.theory import (
+    BOARD_THEORY,
+    Grounded,
+    Theory,
+    kb_steps,
+    loss_of,
+    sat_agg,
+    switched_on,
+    trained_steps,
+    weight_of,
+)
 
 Groundings = dict[str, Grounded]  # axiom name (rule axioms: "<name>@<1-based step>") -> its per-board truths
 Gather = Callable[[Groundings], Groundings]

@@ -32,10 +32,8 @@ import torch
 
 from ltn_sudoku.board import Board, geometry
 from ltn_sudoku.branching.solver import solve as solve_complete
-from ltn_sudoku.logic.checkpoint import CheckpointError
 from ltn_sudoku.logic.device import device_of, to_list, to_numpy
 from ltn_sudoku.logic.grounding import encode_boards, one_hot_givens
-from ltn_sudoku.logic.load import load_model, shipped_checkpoint
 from ltn_sudoku.logic.inference import (
     candidate_moves,
     dead_end_probabilities,
@@ -44,12 +42,12 @@ from ltn_sudoku.logic.inference import (
     is_valid_assignment,
     reach,
 )
+from ltn_sudoku.logic.load import load_model, shipped_checkpoint
 from ltn_sudoku.logic.model import LtnSudoku
 from ltn_sudoku.logic.model_order import ModelOrder
 from ltn_sudoku.logic.operators import Operators
 from ltn_sudoku.logic.search import guided_search
 from ltn_sudoku.paths import CHECKPOINTS_DIR
-
 
 BATCH_BOARDS = 64  # boards per model pass in LtnAnswers.sections: bounded memory, full batches
 NOT_COMPUTED = {"computed": False, "reason": "the per-move dead-end probabilities cost one hasValue run per move: "
@@ -158,7 +156,7 @@ class LtnPredictor:
                 dead = None
         threshold_correct = float(model.is_correct_threshold)
         threshold_solution = float(model.has_solution_threshold)
-        correct = [] if correct is None else to_list(correct)
+        correct_truths = [] if correct is None else to_list(correct)
         has_solution, valid = to_list(reached.has_solution), to_list(valid)
         recommends, final = to_list(recommends), to_numpy(reached.final)
         solutions = to_list(decoded(reached.final))
@@ -168,7 +166,7 @@ class LtnPredictor:
             answers.append({
                 "available": True,
                 "checkpoint": self._checkpoint_name(),
-                "isCorrect": _truth(correct[i], threshold_correct) if closed else None,
+                "isCorrect": _truth(correct_truths[i], threshold_correct) if closed else None,
                 "hasSolution": None if closed else _truth(has_solution[i], threshold_solution),
                 "solution": None if closed else {
                     "board": Board(solutions[i], n).to_line(), "valid": bool(valid[i])},
@@ -184,6 +182,7 @@ class LtnPredictor:
                 answers[i]["complete_solver"] = None if board.is_closed else self.complete_solver(board, complete)
         if board_idx is None:
             return answers
+        assert cell is not None and digit is not None  # None together with board_idx
         dead = None if dead is None else to_list(dead)
         rows_of_moves = [open_rows[b] for b in to_list(board_idx)]
         cells, digits = to_list(cell), to_list(digit)

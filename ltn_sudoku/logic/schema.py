@@ -323,7 +323,7 @@ def rule_violations(cfg: DictConfig, prefix: str = "") -> Iterator[str]:
         return
     declared = {spec.name for spec in fields(schema)}
     for extra in (key for key in cfg if key not in declared):  # `+key=...` adds keys the schema does not know
-        yield f"{prefix}{extra}: not a key of {schema.__name__} (retired, or a typo)"
+        yield f"{prefix}{extra!s}: not a key of {schema.__name__} (retired, or a typo)"
     for spec in fields(schema):
         key = f"{prefix}{spec.name}"
         if OmegaConf.is_missing(cfg, spec.name):

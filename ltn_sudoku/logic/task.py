@@ -61,7 +61,10 @@ class Outcome:
 class TrainingTask(Protocol):
     """One model kind's part of training (see the module docstring)."""
 
-    model: nn.Module
+    @property
+    def model(self) -> nn.Module:
+        """The model being trained (read-only here, so that a task may hold a subclass of nn.Module)."""
+
     ops: Operators
     monitor: str  # the validation figure that picks best.pt and stops early
     ties_improve: bool  # an epoch that equals the best so far replaces it (the later, longer trained)

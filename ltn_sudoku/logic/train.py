@@ -7,7 +7,9 @@ extras; the loop does the rest once for all: optimizer steps (a batch with a non
 learning-rate schedule, early stopping on the task's monitor, DDP (ltn_sudoku/logic/distributed.py) and resume. A run
 writes into its folder: last.pt (every epoch, to resume with train.resume=PATH), best.pt (best validation figure),
 metrics.json, and TensorBoard events under tb/ (loss, every axiom's satisfaction, every validation figure, learning
-rate, p, and the run's hparams for the HParams tab).
+rate, p, and the run's hparams for the HParams tab). While it trains it holds the folder (RUN/train.lock,
+ltn_sudoku/logic/runtime.py: run_folder): another training into it, or into a folder holding another run, is refused;
+a resume must be a run of the same config, up to the keys of runtime.RESUMABLE.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +31,15 @@ from ltn_sudoku.logic import distributed
 from ltn_sudoku.logic.board_task import BoardTask
 from ltn_sudoku.logic.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.device import synchronize
-from ltn_sudoku.logic.load import model_kind
-from ltn_sudoku.logic.runtime import configure_torch, run_directory
+from ltn_sudoku.logic.load import MODEL_KINDS, model_kind
+from ltn_sudoku.logic.runtime import (
+    check_resume,
+    config_changes,
+    configure_torch,
+    describe_changes,
+    run_directory,
+    run_folder,
+)
 from ltn_sudoku.logic.schema import LR_SCHEDULES
 from ltn_sudoku.logic.task import Outcome, TrainingTask
 from ltn_sudoku.logic.visual.train import VisualTask
@@ -48,7 +57,7 @@ def _hparams(cfg: DictConfig) -> dict[str, Any]:
     for group in ("model", "logic", "train", "data"):
         for key, value in OmegaConf.to_container(cfg[group], resolve=True).items():  # type: ignore[union-attr]
             if isinstance(value, (int, float, str, bool)):
-                flat[f"{group}.{key}"] = value
+                flat[f"{group}.{key!s}"] = value
     return flat
 
 
@@ -121,31 +130,87 @@ def _carry_best(resume: Path, run_dir: Path, state: dict[str, Any], task: Traini
         atomic_copy(source, target)
 
 
+def _model_differences(parent: Mapping[str, Any], ours: Mapping[str, Any]) -> str:
+    """The model keys two configs set differently, the grounding's kind first: 'model.hasvalue is message_passing
+    there, evidence here (and 5 more keys: ...)'."""
+    changes = config_changes({"model": ours}, {"model": parent}, free=())
+    changes.sort(key=lambda c: (c[0] not in ("model.kind", "model.hasvalue", "model.size"), c[0]))
+    only = sorted({*parent} ^ {*ours})
+    text = describe_changes(changes, "there", shown=1) if changes else ""
+    if only:
+        text += f"{'; ' if text else ''}model.{only[0]} is set only {'there' if only[0] in parent else 'here'}"
+    return text or "the weights' shapes differ"
+
+
+def _warm_start(cfg: DictConfig, size: int) -> dict[str, Any] | None:
+    """train.init_from's checkpoint (not when resuming: the resumed weights win), checked to fit the configured model
+    before any data is made: CheckpointError naming the model keys that differ."""
+    if not cfg.train.get("init_from") or cfg.train.resume:
+        return None
+    path = str(cfg.train.init_from)
+    parent = load_checkpoint(path, size)
+    ours: dict[str, Any] = OmegaConf.to_container(cfg.model, resolve=True)  # type: ignore[assignment]
+    theirs = dict(parent["config"].get("model") or {})
+    kind, found = model_kind(cfg), model_kind(parent["config"])
+    if kind != found:
+        raise CheckpointError(f"train.init_from={path}: a {found} model; the config trains a {kind} model "
+                              f"(model={cfg.model.name})")
+    try:
+        with torch.random.fork_rng(devices=[]):  # a throwaway model: the run's own initialisation stays as it was
+            MODEL_KINDS[kind]({"config": {"model": ours}, "state_dict": parent["state_dict"], "extra": {}})
+    except (RuntimeError, KeyError, TypeError, ValueError) as e:
+        name = theirs.get("name")
+        hint = f" (its model: model={name})" if name and name != cfg.model.name else ""
+        raise CheckpointError(f"train.init_from={path}: its weights do not fit model={cfg.model.name}: "
+                              f"{_model_differences(theirs, ours)}{hint} ({type(e).__name__}); warm-start from a "
+                              "checkpoint of this model, or train its model") from None
+    return parent
+
+
+def _resumed(cfg: DictConfig, size: int) -> dict[str, Any] | None:
+    """train.resume's last.pt, checked to hold a training state and to be a run of this config (up to the keys a
+    resume may change, runtime.RESUMABLE): CheckpointError or ConfigError naming the file or the changed key."""
+    if not cfg.train.resume:
+        return None
+    state = load_checkpoint(cfg.train.resume, size)
+    if "optimizer" not in state["extra"]:
+        raise CheckpointError(f"{cfg.train.resume}: no training state to resume from (a best.pt? resume from "
+                              "last.pt)")
+    check_resume(cfg, state["config"], str(cfg.train.resume))
+    return state
+
+
 def train(cfg: DictConfig, data: Any = None) -> dict[str, float]:
     """Train one model as configured; returns (and writes to metrics.json) the final figures. `data` replaces the
-    boards the config would build (the task's own kind of data)."""
+    boards the config would build (the task's own kind of data). The checkpoints to start from are read and checked
+    first, and the run folder claimed (runtime.run_folder: ConfigError when another run holds it), before any data is
+    made."""
     configure_torch(cfg)
     process = distributed.current()  # several under torchrun or a multi-task SLURM job; rank 0 alone writes
+    size = int(cfg.model.size)
+    parent, state = _warm_start(cfg, size), _resumed(cfg, size)
     run_dir = distributed.from_main(run_directory(cfg), process)
+    with run_folder(run_dir, cfg, writes=process.is_main):
+        return _train(cfg, data, process, run_dir, parent, state)
+
+
+def _train(cfg: DictConfig, data: Any, process: distributed.Process, run_dir: Path, parent: dict[str, Any] | None,
+           state: dict[str, Any] | None) -> dict[str, float]:
     task = TASKS[model_kind(cfg)](cfg, data)
     model, size = task.model, int(cfg.model.size)
     optimizer = task.optimizer()
     sign = -1.0 if task.monitor == "val/loss" else 1.0
-    start_epoch, best, best_metrics, stale, seen, elapsed, wall = 0, -math.inf, {}, 0, 0, 0.0, 0.0
+    start_epoch, best, stale, seen, elapsed, wall = 0, -math.inf, 0, 0, 0.0, 0.0
+    best_metrics: dict[str, float] = {}
     best_epoch: int | None = None
     scheduler_state = None
     lineage: list[dict[str, Any]] = []  # the configs of the warm-start parents: evaluation holds their boards out too
     patience = int(cfg.train.patience)
-    if cfg.train.get("init_from") and not cfg.train.resume:  # warm start: weights only, a fresh optimizer and epoch 0
-        parent = load_checkpoint(cfg.train.init_from, size)
+    if parent is not None:  # warm start: weights only, a fresh optimizer and epoch 0
         task.load_weights(parent["state_dict"])
         lineage = [parent["config"], *parent["extra"].get("lineage", [])]
-    if cfg.train.resume:
-        state = load_checkpoint(cfg.train.resume, size)
+    if state is not None:
         extra = state["extra"]
-        if "optimizer" not in extra:
-            raise CheckpointError(f"{cfg.train.resume}: no training state to resume from (a best.pt? resume from "
-                                  "last.pt)")
         task.load_weights(state["state_dict"])
         lineage = list(extra.get("lineage", []))
         optimizer.load_state_dict(extra["optimizer"])

@@ -18,7 +18,7 @@ Each finder returns one step per elimination set, simplest pattern first (fewest
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Callable, Iterable
 
 from ltn_sudoku.board import Geometry, iter_bits
@@ -172,7 +172,7 @@ class AlsIndex:
 
         A level is built from the entered sets of the one before: state i*n + x ORs entered[i][y] for y != x, so each
         link is read once per level rather than once per digit of its ALS."""
-        levels, entered, n = self._levels, self._entered, self.n
+        levels, entered = self._levels, self._entered
         if not entered:
             entered.append(self._entered_from(levels[0]))
         while len(levels) <= max_steps:
@@ -291,7 +291,7 @@ def find_als_xz(grid: CandidateGrid, max_cells: int | None = None, limit: int | 
                 effect = tuple(sorted((d, cells) for d, cells in by_digit.items() if cells))
             if not effect:
                 continue
-            out.add(a.size + b.size, effect, lambda a=a, b=b, rc=rc, effect=effect: _xz_step(grid, a, b, rc, effect))
+            out.add(a.size + b.size, effect, partial(_xz_step, grid, a, b, rc, effect))
     return out.steps(limit)
 
 
@@ -330,12 +330,15 @@ def find_als_xy_wings(grid: CandidateGrid, max_cells: int | None = None, limit: 
             if not effect:
                 continue
             pivot = alses[c]
-            out.add(a.size + b.size + pivot.size, effect,
-                    lambda a=a, b=b, pivot=pivot, rc_a=rc_a, rc_b=rc_b, effect=effect: make_step(
-                        grid, "ALS-XY-Wing", f"A={a.name(geo)}, B={b.name(geo)}, C={pivot.name(geo)}, "
-                        f"X={_digits_text(rc_a)}, Y={_digits_text(rc_b)}, Z={_digits_text(_digits_of(effect))}",
-                        eliminations=_eliminations(effect), cells=iter_bits(a.cells | b.cells | pivot.cells),
-                        digits=mask_digits(a.digits | b.digits | pivot.digits)))
+
+            def build(a: Als = a, b: Als = b, pivot: Als = pivot, rc_a: int = rc_a, rc_b: int = rc_b,
+                      effect: Effect = effect) -> Step:
+                return make_step(
+                    grid, "ALS-XY-Wing", f"A={a.name(geo)}, B={b.name(geo)}, C={pivot.name(geo)}, "
+                    f"X={_digits_text(rc_a)}, Y={_digits_text(rc_b)}, Z={_digits_text(_digits_of(effect))}",
+                    eliminations=_eliminations(effect), cells=iter_bits(a.cells | b.cells | pivot.cells),
+                    digits=mask_digits(a.digits | b.digits | pivot.digits))
+            out.add(a.size + b.size + pivot.size, effect, build)
     return out.steps(limit)
 
 
@@ -390,9 +393,12 @@ def find_als_xy_chains(grid: CandidateGrid, max_als: int | None = None, max_cell
                             best[(end, zs)] = (steps, x, end_bit + w)
         for (end, zs), (steps, x, target) in best.items():
             effect = _common_targets(alses[first], alses[end], zs)
-            out.add((steps + 2) * 100 + alses[first].size + alses[end].size, effect,
-                    lambda first=first, steps=steps, x=x, target=target, effect=effect: _chain_step(
-                        grid, index, [first * n, *_walk(index, reach, hops[first][x], target, steps)], effect))
+
+            def build(first: int = first, steps: int = steps, x: int = x, target: int = target,
+                      effect: Effect = effect) -> Step:
+                return _chain_step(grid, index, [first * n, *_walk(index, reach, hops[first][x], target, steps)],
+                                   effect)
+            out.add((steps + 2) * 100 + alses[first].size + alses[end].size, effect, build)
     return out.steps(limit)
 
 
@@ -456,8 +462,7 @@ def find_death_blossoms(grid: CandidateGrid, max_cells: int | None = None, limit
                     tried.add(chosen)
                     effect = _blossom_effect(alses, chosen, stem_mask)
                     out.add(sum(alses[i].size for i in chosen), effect,
-                            lambda stem=stem, chosen=chosen, effect=effect: _blossom_step(
-                                grid, alses, stem, chosen, effect))
+                            partial(_blossom_step, grid, alses, stem, chosen, effect))
     return out.steps(limit)
 
 

@@ -372,7 +372,9 @@ class _LoopSearch:
                     seen = graph.buddies(prev) & graph.buddies(node) & dc[d] & ~loop_cells & ~(1 << start)
                     out.update((cell, d) for cell in iter_bits(seen))
             elif inside and not graph.is_candidate(node):
-                out.update(self._als_locked(graph.compound(node).als, graph.digit(prev), graph.digit(node)))
+                compound = graph.compound(node)
+                assert isinstance(compound, AlsNode)  # same_place: two digits of one ALS
+                out.update(self._als_locked(compound.als, graph.digit(prev), graph.digit(node)))
             elif graph.is_candidate(prev) != graph.is_candidate(node):
                 als, forced = (prev, node) if graph.is_candidate(node) else (node, prev)
                 if isinstance(graph.compound(als), AlsNode):
@@ -391,7 +393,9 @@ class _LoopSearch:
         and z = m, or z holds another of its candidates, which is then the missing digit. Either way the ALS's digits
         that z lacks are placed in it, and each other digit of z is in the ALS or in z."""
         graph, grid = self.graph, self.grid
-        index, j = graph.compound(als_node).als, graph.digit(als_node)
+        compound = graph.compound(als_node)
+        assert isinstance(compound, AlsNode)  # the caller's check
+        index, j = compound.als, graph.digit(als_node)
         z, m = graph.cell(forced), graph.digit(forced)
         exits = grid.masks[z] & ~(1 << (m - 1))
         for d0 in iter_bits(graph.alses[index].digits & ~(1 << (j - 1))):

@@ -232,7 +232,7 @@ def _medusa_step(grid: CandidateGrid, by_digit: Colouring, unsolved: int) -> Ste
             return make_step(grid, "3D Medusa", f"colour wrap in {cells_text}",
                              eliminations=[(c, d) for d in range(1, n + 1) for c in iter_bits(by_digit[side][d])],
                              cells=list(iter_bits(cluster_cells)))
-    eliminations = []
+    eliminations: list[tuple[int, int]] = []
     for digit in range(1, n + 1):
         uncoloured = grid.digit_cells[digit] & ~(by_digit[0][digit] | by_digit[1][digit])
         trapped = uncoloured & ((on[0] & on[1]) | (seen[0][digit] & seen[1][digit]) | (on[0] & seen[1][digit])

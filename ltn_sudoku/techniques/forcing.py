@@ -30,11 +30,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ltn_sudoku.board import Geometry, iter_bits
 from ltn_sudoku.candidates import Assignment, CandidateGrid, Step
-from ltn_sudoku.exact.kernel import cached_njit
+from ltn_sudoku.exact.kernel import cached_njit, trailing_zeros  # numba's intrinsic, typed for its compiled call
 from ltn_sudoku.techniques.base import Technique, make_step
 from ltn_sudoku.techniques.cache import StateCache, state_key
 
@@ -442,7 +441,7 @@ def _effects(grid: CandidateGrid, common: int) -> tuple[list[Assignment], list[A
         left = grid.masks[cell] & ~mask
         if left and not left & (left - 1):
             placements.append((cell, left.bit_length()))
-    implied = set()
+    implied: set[tuple[int, int]] = set()
     for cell, digit in placements:
         implied.update((cell, b + 1) for b in iter_bits(grid.masks[cell]) if b + 1 != digit)
         implied.update((p, digit) for p in iter_bits(grid.digit_cells[digit] & geo.peer_bits[cell]))
@@ -464,7 +463,7 @@ def _verities(grid: CandidateGrid, technique: str, chain_only: bool, max_depth: 
         return []
     analysis = _analyse(grid, chain_only, max_depth)
     offsets, members, common, depths = analysis.verities()
-    found: dict[tuple, tuple[int, int, Step]] = {}
+    found: dict[tuple, Step] = {}
     for g in np.lexsort((np.arange(depths.shape[0]), depths)):
         placements, eliminations = _effects(grid, int.from_bytes(common[g].tobytes(), "little"))
         key = (tuple(sorted(placements)), tuple(sorted(eliminations)))

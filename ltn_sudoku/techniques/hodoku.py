@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import Assignment, CandidateGrid, Step
@@ -138,7 +138,8 @@ def case_finder(case: RegCase, answering: Mapping[str, Sequence[Technique]]) -> 
     if len(techniques) > 1:
         finders = [t.finder for t in techniques]
         return lambda grid: [step for finder in finders for step in finder(grid)]
-    finder = techniques[0].finder
+    # the finders of these cases take the keyword passed below (a Finder's type names the grid only)
+    finder: Callable[..., list[Step]] = techniques[0].finder
     if case.code == "0405" or (case.code, case.variant) == ("0402", "1"):
         return partial(finder, two_candidates=True)
     if (case.code, case.variant) in ALS_CHAIN_VARIANTS:

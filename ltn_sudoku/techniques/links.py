@@ -24,7 +24,7 @@ with the ALS techniques: `almost_locked_sets` (the grid-state cache the finders 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Callable
 
 from ltn_sudoku.board import Geometry, geometry, iter_bits
@@ -453,12 +453,22 @@ class Implications:
         k = self.distance(node, value)
         if k is None:
             return None
+        order: Callable[[int, int], object]
         if rank is not None:
             positions = self.fifo_positions(rank, k)
-            order: Callable[[int, int], object] = lambda pred, layer: positions[layer][pred]
+
+            def fifo_order(pred: int, layer: int) -> int:
+                return positions[layer][pred]
+            order = fifo_order
         else:
             base = self.graph.compound_base
-            order = (lambda pred, layer: pred < base) if prefer_compounds else (lambda pred, layer: pred >= base)
+
+            def compounds_first(pred: int, layer: int) -> bool:
+                return pred < base
+
+            def candidates_first(pred: int, layer: int) -> bool:
+                return pred >= base
+            order = compounds_first if prefer_compounds else candidates_first
         path = [node]
         if not _extend_back(self, path, 0, k, loop, order, [_REBUILD_BUDGET]):
             return None
@@ -480,7 +490,7 @@ class Implications:
                 children = links[u] & layer
                 if children:
                     layer &= ~children
-                    met.extend(sorted(iter_bits(children), key=lambda v, u=u: rank(u, v)))
+                    met.extend(sorted(iter_bits(children), key=partial(rank, u)))
             met.extend(iter_bits(layer))
             order[:] = met
             positions.append({v: i for i, v in enumerate(met)})

@@ -199,7 +199,7 @@ def find_unique_rectangles_3(grid: CandidateGrid) -> list[Step]:
                 box = _common_box(grid, locked)
                 if geo.unit_kind(unit) != "box" and box is not None:
                     clear_units.append(box)
-                eliminations = []
+                eliminations: list[tuple[int, int]] = []
                 for u in clear_units:
                     for c in iter_bits(geo.unit_bits[u] & ~locked):
                         eliminations.extend((c, b + 1) for b in iter_bits(masks[c] & digits))

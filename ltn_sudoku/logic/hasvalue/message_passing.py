@@ -39,6 +39,7 @@ class MessagePassingHasValue(RecurrentHasValue):
 
     DESCRIPTION = ("givens, its own hidden state and previous hasValue, exchanged as learned messages along the fixed "
                    "isSameRow/isSameCol/isSameBlock relations; no candidate or single evidence")
+    relation_size: torch.Tensor
 
     def __init__(self, grounding: Grounding, config: MessagePassingConfig) -> None:
         super().__init__(grounding, config)

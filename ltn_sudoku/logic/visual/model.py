@@ -19,10 +19,10 @@ from torch import nn
 
 from ltn_sudoku.logic.axioms import RULE_AXIOMS, board_satisfaction, rule_axioms
 from ltn_sudoku.logic.grounding import Grounding
-from ltn_sudoku.logic.model import violation_scale
-from ltn_sudoku.logic.operators import Operators
 from ltn_sudoku.logic.hasvalue import ReaderConfig, build_has_value, grounding_config
 from ltn_sudoku.logic.hasvalue.reader import DigitReader
+from ltn_sudoku.logic.model import violation_scale
+from ltn_sudoku.logic.operators import Operators
 
 # The givens axiom is vacuous on a visual board (no cell is given: every digit is read from its image).
 VISUAL_AXIOMS: tuple[str, ...] = tuple(a for a in RULE_AXIOMS if a != "givens")
@@ -49,6 +49,8 @@ class VisualConfig:
 
 class VisualLtn(nn.Module):
     """hasValue (the CNN reader), the fixed groundings of side n, and isCorrect's calibration."""
+
+    names: torch.Tensor
 
     def __init__(self, config: VisualConfig) -> None:
         super().__init__()
