@@ -9,9 +9,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_bench_classify_ltn_complete_section_smoke() -> None:
+def test_bench_classify_ltn_complete_section_smoke(kaggle_data_home: Path) -> None:
     """scripts/bench_classify_ltn.py --complete-only on three puzzles: the hand-made rows, the section's baseline and
-    both limits, answers checked against the exact solver inside the script, peak memory printed."""
+    both limits, answers checked against the exact solver inside the script, peak memory printed (the 3M rows: the
+    shipped sample, conftest.kaggle_data_home)."""
     done = subprocess.run([sys.executable, str(ROOT / "scripts/bench_classify_ltn.py"), "--complete-only",
                            "--complete-sizes", "kaggle_3m_test=2,top1465=1", "--complete-checkpoints",
                            "checkpoints/9x9.pt"], cwd=ROOT, capture_output=True, text=True, timeout=300)

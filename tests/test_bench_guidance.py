@@ -12,7 +12,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_bench_guidance_smoke(tmp_path: Path) -> None:
+def test_bench_guidance_smoke(tmp_path: Path, kaggle_data_home: Path) -> None:
+    """The 3M rows come from the test's data home (conftest.kaggle_data_home: the shipped 3M sample)."""
     out = tmp_path / "bench"
     done = subprocess.run([sys.executable, str(ROOT / "scripts/bench_guidance.py"), "--sets", "top1465,kaggle_3m_test",
                            "--limit", "2", "--checkpoints", "checkpoints/9x9.pt", "--random-seeds", "0",

@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +15,7 @@ from test_io import BAD_FILES, SEED_4, SEED_9
 
 from ltn_sudoku.cli import build_parser, run_command
 from ltn_sudoku.cli.allocator import keep_large_arrays_in_heap
-from ltn_sudoku.paths import DATA_DIR, DATA_HOME_VARIABLE
+from ltn_sudoku.paths import DATA_DIR
 
 SEED_9_SOLUTION = "281465973496173582357892614549627831623918457178354269734286195815749326962531748"
 IMPOSSIBLE_9 = "12345678." + "." * 35 + "9" + "." * 36
@@ -345,16 +344,10 @@ def test_bench_classify_sparse_section_times_the_default_command(capsys: pytest.
 
 
 @pytest.fixture
-def kaggle_1m_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    """scripts/bench_classify.py as a module, with a data home made for the test: the script reads the first rows of
-    the data home's full Kaggle 1M copy (its KAGGLE_1M); here that file holds the shipped sample's 1,000 real 1M rows
-    (data/kaggle/), in this process and the child processes the script starts."""
-    script = _bench_classify_script()
-    home = tmp_path / "data_home"
-    (home / script.KAGGLE_1M).parent.mkdir(parents=True)
-    shutil.copy(DATA_DIR / "kaggle" / "kaggle_1m_sample1000.csv.gz", home / script.KAGGLE_1M)
-    monkeypatch.setenv(DATA_HOME_VARIABLE, str(home))
-    return script
+def kaggle_1m_home(kaggle_data_home: Path):  # type: ignore[no-untyped-def]
+    """scripts/bench_classify.py as a module, with the test's data home (conftest.kaggle_data_home): the script reads
+    the first rows of the data home's full Kaggle 1M copy, here the shipped sample's 1,000 real 1M rows."""
+    return _bench_classify_script()
 
 
 @pytest.mark.slow
