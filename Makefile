@@ -23,7 +23,7 @@ test: $(STAMP)
 	$(BIN)/lint-imports  # the import contracts of pyproject.toml (layers, no torch on the symbolic side, no circle)
 	$(BIN)/ruff check ltn_sudoku scripts tests  # the rules of [tool.ruff.lint]
 	$(BIN)/mypy  # the package's types ([tool.mypy]): 15-50 s the first time (torch's stubs), then ~1 s (.mypy_cache)
-	$(BIN)/python -m pytest -q -n 2 --timeout 900
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal --timeout 900 --durations=20  # slow tests first (conftest)
 
 test-fast: $(STAMP)
 	$(BIN)/lint-imports

@@ -7,6 +7,7 @@ so a later part (e.g. a short LTN training) is one more function in PARTS.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import time
@@ -58,6 +59,9 @@ def short_training_run() -> None:
     command = [sys.executable, "-m", "ltn_sudoku.train", "model=4x4", "train.epochs=2", "train.progress=false",
                f"run_dir={DEMO_RUN}"]
     _heading(f"LTN: a short training run: {' '.join(Path(c).name if i == 0 else c for i, c in enumerate(command))}")
+    if DEMO_RUN.exists():  # the demo's own folder: a training refuses a folder that holds a run, so each demo replaces it
+        print(f"(replacing the previous demo run in {DEMO_RUN.relative_to(REPO_ROOT)})")
+        shutil.rmtree(DEMO_RUN)
     subprocess.run(command, cwd=REPO_ROOT, check=True)
     board = parse_board_text(SEED_4)
     report = classify(board).with_section(LtnAnswers(DEMO_RUN / "best.pt").section(board))

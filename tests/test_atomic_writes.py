@@ -230,10 +230,6 @@ def test_every_written_file_gets_the_umasks_mode(tmp_path: Path, umask_027: int)
 
 
 # ---- (4) a run stopped between last.pt and best.pt -------------------------------------------------------------------
-class Killed(BaseException):
-    """The process stopping at this point (nothing after it runs)."""
-
-
 def test_a_run_stopped_between_last_and_best_resumes_consistently(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Epoch 2 improves; the run dies after its last.pt, before its best.pt. Resumed (epoch 3 made worse, so it
@@ -244,18 +240,23 @@ def test_a_run_stopped_between_last_and_best_resumes_consistently(tmp_path: Path
     from tests.test_train import config
 
     run = tmp_path / "run"
-    real_save = trainer.save_checkpoint
-
-    def dying_save(path: Path, *args: object, **kwargs: object) -> None:
-        extra = args[3] if len(args) > 3 else kwargs.get("extra")
-        if Path(path).name == "best.pt" and extra["epoch"] == 1:  # type: ignore[index]
-            raise Killed
-        real_save(path, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(trainer, "save_checkpoint", dying_save)
-    with pytest.raises(Killed):
-        trainer.train(config(run, "train.epochs=3", "train.patience=5"))
-    monkeypatch.setattr(trainer, "save_checkpoint", real_save)
+    # a real SIGKILL, in a training process of its own, right after epoch 2's last.pt and before its best.pt
+    child = f"""
+import os, signal
+from pathlib import Path
+from ltn_sudoku.logic import train as trainer
+from tests.test_train import config
+real_save = trainer.save_checkpoint
+def dying_save(path, *args, **kwargs):
+    extra = args[3] if len(args) > 3 else kwargs.get("extra")
+    if Path(path).name == "best.pt" and extra["epoch"] == 1:
+        os.kill(os.getpid(), signal.SIGKILL)
+    real_save(path, *args, **kwargs)
+trainer.save_checkpoint = dying_save
+trainer.train(config(Path({str(run)!r}), "train.epochs=3", "train.patience=5"))
+"""
+    done = subprocess.run([sys.executable, "-c", child], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
     last = load_checkpoint(run / "last.pt")
     assert last["extra"]["epoch"] == 1 and last["extra"]["best_metrics"]["train/epoch"] == 2  # epoch 2 was best
     assert load_checkpoint(run / "best.pt")["extra"]["epoch"] == 0  # the stop: best.pt is still epoch 1
