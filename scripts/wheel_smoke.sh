@@ -78,6 +78,14 @@ run version_classify "$BIN/classify-board" --version
 grep -qx "classify-board $VERSION" "$LOG" || fail "version: expected 'classify-board $VERSION'"
 ok "ltn-sudoku --version, classify-board --version: $VERSION"
 
+fresh data
+run data_list "$BIN/ltn-sudoku" data list --files
+grep -q "^data home: $LTN_SUDOKU_DATA" "$LOG" && grep -q "top1465 .*shipped" "$LOG" \
+    || fail "data list: the empty data home and the shipped copies (top1465) not shown"
+"$BIN/ltn-sudoku" data fetch no-such-set >"$WORK/logs/data_fetch.log" 2>&1 && fail "data fetch: an unknown name passed"
+[[ $? -eq 2 && $(wc -l <"$WORK/logs/data_fetch.log") -eq 1 ]] || fail "data fetch: an unknown name is not one line, exit 2"
+ok "ltn-sudoku data list (shipped copies found), data fetch: one line, exit 2"
+
 fresh classify
 run classify "$BIN/classify-board" --board "$PUZZLE"
 grep -q "no LTN model" "$LOG" && fail "classify-board: answered without the shipped LTN model"
@@ -89,14 +97,14 @@ SMALL=(train.progress=false data.train.solvable=200 data.train.impossible=50 dat
        data.val.impossible=40 data.val.closed_valid=20 data.val.closed_invalid=20)
 fresh train
 run train "$BIN/python" -m ltn_sudoku.train model=4x4 train.epochs=1 "${SMALL[@]}"
-ls outputs/*/*_train_4x4/best.pt outputs/*/*_train_4x4/metrics.json >/dev/null 2>&1 \
-    || fail "train: no outputs/<date>/<time>_train_4x4/{best.pt,metrics.json} under the working directory"
+ls outputs/*/*_train_4x4_*/best.pt outputs/*/*_train_4x4_*/metrics.json >/dev/null 2>&1 \
+    || fail "train: no outputs/<date>/<time>_train_4x4_<id>/{best.pt,metrics.json} under the working directory"
 ok "python -m ltn_sudoku.train model=4x4: run under ./outputs"
 
 fresh evaluate
 run evaluate "$BIN/python" -m ltn_sudoku.evaluate model=4x4 evaluate.closed=200 evaluate.open=200 \
     evaluate.solving=100 evaluate.search.puzzles=5 evaluate.search.impossible=4 evaluate.dead_end_puzzles=10
-METRICS=$(ls outputs/*/*_evaluate_4x4/metrics.json 2>/dev/null) || fail "evaluate: no outputs/.../metrics.json"
+METRICS=$(ls outputs/*/*_evaluate_4x4_*/metrics.json 2>/dev/null) || fail "evaluate: no outputs/.../metrics.json"
 "$BIN/python" - "$METRICS" "$SITE" <<'EOF' || fail "evaluate: metrics.json does not name the installed 4x4.pt"
 import json, pathlib, sys
 checkpoint = pathlib.Path(json.load(open(sys.argv[1]))["checkpoint"]).resolve()
@@ -106,7 +114,7 @@ ok "python -m ltn_sudoku.evaluate model=4x4: the shipped checkpoint"
 
 fresh experiment
 run experiment "$BIN/python" -m ltn_sudoku.train +experiment=4x4_mp train.epochs=1 "${SMALL[@]}"
-RUN_DIR=$(ls -d outputs/*/*_train_4x4_mp 2>/dev/null) || fail "experiment: no outputs/.../*_train_4x4_mp"
+RUN_DIR=$(ls -d outputs/*/*_train_4x4_mp_* 2>/dev/null) || fail "experiment: no outputs/.../*_train_4x4_mp_<id>"
 [[ -f $RUN_DIR/best.pt && $(experiment_of "$RUN_DIR") == 4x4_mp ]] || fail "experiment: no best.pt of 4x4_mp"
 ok "python -m ltn_sudoku.train +experiment=4x4_mp"
 
@@ -133,7 +141,7 @@ model:
   steps: 4
 EOF
 run user_config "$BIN/python" -m ltn_sudoku.train --config-dir myconf +experiment=mine train.epochs=1 "${SMALL[@]}"
-RUN_DIR=$(ls -d outputs/*/*_train_4x4_mp 2>/dev/null) || fail "user config: no outputs/.../*_train_4x4_mp"
+RUN_DIR=$(ls -d outputs/*/*_train_4x4_mp_* 2>/dev/null) || fail "user config: no outputs/.../*_train_4x4_mp_<id>"
 [[ -f $RUN_DIR/stages/my_base/best.pt && -f $RUN_DIR/best.pt ]] || fail "user config: stage my_base or mine missing"
 [[ $(experiment_of "$RUN_DIR") == mine ]] || fail "user config: the run is not experiment mine"
 ok "--config-dir myconf +experiment=mine (warm start from my_base)"
