@@ -7,6 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
+from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.cli import UsageError
 from ltn_sudoku.cli.common import (
     add_device_argument,
@@ -21,6 +22,7 @@ from ltn_sudoku.cli.common import (
 from ltn_sudoku.engine import SolveResult
 from ltn_sudoku.io import BoardRecord, parse_board_text
 from ltn_sudoku.memory import MemoryTracker
+from ltn_sudoku.render import step_svg
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -35,6 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     add_engine_arguments(p)
     p.add_argument("--explain", action="store_true", help="print every step of the solving path")
     p.add_argument("--json", action="store_true", help="print one JSON object per board (JSON Lines)")
+    p.add_argument("--svg", type=Path, metavar="DIR",
+                   help="--explain: also draw every step as DIR/board<B>_step<S>.svg (HoDoKu's colours)")
     p.add_argument("--no-fallback", action="store_true", help="stop when no technique applies instead of searching")
     p.add_argument("--stats", action="store_true", help="print the per-technique statistics at the end")
     p.add_argument("--stats-out", type=Path, metavar="FILE", help="write the statistics to FILE (.csv or .json)")
@@ -87,6 +91,17 @@ def _text(name: str, result: SolveResult, explain: bool) -> str:
     if result.final is not None:
         lines.append(result.final.draw())
     return "\n".join(lines)
+
+
+def write_step_svgs(directory: Path, board_number: int, result: SolveResult) -> int:
+    """Every step of the path drawn on the grid it was found in (the path replayed from the puzzle); the count."""
+    directory.mkdir(parents=True, exist_ok=True)
+    grid = CandidateGrid.from_board(result.puzzle)
+    width = len(str(len(result.steps)))
+    for i, step in enumerate(result.steps, 1):
+        (directory / f"board{board_number}_step{i:0{width}}.svg").write_text(step_svg(grid, step), encoding="utf-8")
+        grid.apply(step)
+    return len(result.steps)
 
 
 def _stats_out(path: Path) -> str:
@@ -157,6 +172,8 @@ def run_ltn(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.complete and not args.ltn:
         raise UsageError("--complete goes with --ltn (the complete LTN-guided solver)")
+    if args.svg is not None and (args.ltn or not args.explain):
+        raise UsageError("--svg goes with --explain (and not with --ltn)")
     if args.ltn:
         return run_ltn(args)
     out_kind = out_format(args.out) if args.out is not None else None
@@ -168,6 +185,8 @@ def run(args: argparse.Namespace) -> int:
     for index, record in enumerate(progress(records, writing_file=out_kind is not None)):
         result = engine.solve(record.board)
         data = result_dict(index, record, result)
+        if args.svg is not None:
+            write_step_svgs(args.svg, index + 1, result)
         if out_kind is not None:
             results.append(data if out_kind == "jsonl" else {**data, "steps": len(result.steps)})
         elif args.json:
