@@ -21,6 +21,7 @@ from ltn_sudoku.cli.common import (
 )
 from ltn_sudoku.engine import SolveResult
 from ltn_sudoku.io import BoardRecord, parse_board_text
+from ltn_sudoku.io.writers import atomic_write_text
 from ltn_sudoku.memory import MemoryTracker
 from ltn_sudoku.render import step_svg
 
@@ -99,7 +100,7 @@ def write_step_svgs(directory: Path, board_number: int, result: SolveResult) -> 
     grid = CandidateGrid.from_board(result.puzzle)
     width = len(str(len(result.steps)))
     for i, step in enumerate(result.steps, 1):
-        (directory / f"board{board_number}_step{i:0{width}}.svg").write_text(step_svg(grid, step), encoding="utf-8")
+        atomic_write_text(directory / f"board{board_number}_step{i:0{width}}.svg", step_svg(grid, step))
         grid.apply(step)
     return len(result.steps)
 
