@@ -31,7 +31,6 @@ Progress: on a terminal, the boards bar advanced as each partition completes (di
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -50,6 +49,7 @@ from ltn_sudoku.cli import UsageError
 from ltn_sudoku.cli.allocator import MMAP_THRESHOLD
 from ltn_sudoku.cli.results import ResultsFile, csv_header
 from ltn_sudoku.io import BoardRecord, atomic_write_text
+from ltn_sudoku.io.digest import stream_sha256
 
 if TYPE_CHECKING:
     from dask.typing import Key
@@ -120,10 +120,8 @@ def _input_identity(path: str) -> tuple[dict[str, object], tuple[int, int]]:
     whether it changed while it was read."""
     with open(path, "rb") as f:
         stat = os.fstat(f.fileno())
-        digest = hashlib.sha256()
-        while block := f.read(1 << 20):
-            digest.update(block)
-    return ({"input": os.path.realpath(path), "bytes": stat.st_size, "sha256": digest.hexdigest()},
+        sha256 = stream_sha256(f)
+    return ({"input": os.path.realpath(path), "bytes": stat.st_size, "sha256": sha256},
             (stat.st_size, stat.st_mtime_ns))
 
 

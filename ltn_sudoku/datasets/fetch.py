@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import datetime
 import gzip
-import hashlib
 import json
 import logging
 import os
@@ -36,6 +35,8 @@ from typing import IO, Any
 from urllib.parse import urlsplit
 
 from ltn_sudoku.datasets.registry import CHECKSUMS_FILE, GZIP_LINES, LF, LINES, UNZIP_CSV, DataFile, DataSet
+from ltn_sudoku.io.digest import file_sha256, stream_sha256
+from ltn_sudoku.io.locks import flock
 from ltn_sudoku.io.writers import AtomicFile, atomic_write_text
 from ltn_sudoku.paths import DATA_DIR, data_home
 
@@ -60,24 +61,13 @@ class TransferCut(Exception):
 # Hashes and the trust-on-first-use records
 
 
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def content_sha256_of(path: Path) -> str | None:
     """SHA-256 of a gzip file's uncompressed content (None when it is not gzip)."""
-    digest = hashlib.sha256()
     try:
         with gzip.open(path, "rb") as fh:
-            for chunk in iter(lambda: fh.read(CHUNK), b""):
-                digest.update(chunk)
+            return stream_sha256(fh)  # type: ignore[arg-type]  # GzipFile reads bytes as a BinaryIO does
     except (OSError, EOFError):
         return None
-    return digest.hexdigest()
 
 
 def load_records(home: Path) -> dict[str, dict[str, Any]]:
@@ -114,7 +104,7 @@ def check_file(f: DataFile, path: Path, records: dict[str, dict[str, Any]]) -> s
     expected = expected_sha256(f, records)
     if expected is None:
         return "unrecorded"
-    if sha256_of(path) == expected:
+    if file_sha256(path) == expected:
         return "verified" if f.sha256 else "recorded"
     if f.content_sha256 and content_sha256_of(path) == f.content_sha256:
         return "verified"  # the same rows, gzipped by another zlib
@@ -183,14 +173,8 @@ def summary(states: list[FileState]) -> str:
 
 def _lock(fh: IO[bytes], path: Path) -> None:
     """Refuse a second fetch of the same file while one runs (two writers would mix their bytes in the .part)."""
-    try:
-        import fcntl
-    except ImportError:  # Windows: no advisory locks here
-        return
-    try:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        raise FetchError(f"{path}: another fetch of this file is running") from None
+    if not flock(fh.fileno(), wait=False):
+        raise FetchError(f"{path}: another fetch of this file is running")
 
 
 class ResumableDownloader:
@@ -302,7 +286,7 @@ class MakeFile:
             assert made.file is not None and made.temp is not None
             self._write(fname, made.file)
             made.file.flush()
-            self.sha256 = sha256_of(made.temp)
+            self.sha256 = file_sha256(made.temp)
             if self.expected is not None and self.sha256 != self.expected:
                 content = content_sha256_of(made.temp) if self.f.content_sha256 else None
                 if content is None or content != self.f.content_sha256:
@@ -397,8 +381,8 @@ def _fetch_from(f: DataFile, url: str, home: Path, progress: bool, records: dict
         with contextlib.suppress(FileNotFoundError):
             dest.unlink()  # the raw download has served; the checked file is in place
         _prune(dest.parent, home)
-        return processor.sha256 or sha256_of(target)
-    return (known or "")[len("sha256:"):] if (known or "").startswith("sha256:") else sha256_of(target)
+        return processor.sha256 or file_sha256(target)
+    return (known or "")[len("sha256:"):] if (known or "").startswith("sha256:") else file_sha256(target)
 
 
 def fetch_file(f: DataFile, home: Path, progress: bool) -> str:
@@ -411,7 +395,7 @@ def fetch_file(f: DataFile, home: Path, progress: bool) -> str:
         if status in ("verified", "recorded"):
             return f"present   {f.path} ({status})"
         if status == "unrecorded":
-            save_record(home, f, sha256_of(target), "(already in the data home)")
+            save_record(home, f, file_sha256(target), "(already in the data home)")
             return f"present   {f.path} (SHA-256 recorded now: trust on first use)"
         redo = " (the copy there did not match: replaced)"
     if not f.urls:

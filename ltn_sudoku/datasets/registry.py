@@ -132,6 +132,23 @@ _TDOKU_LICENCE = ("no licence stated for the puzzles (community collections); td
 _HODOKU_LICENCE = "GPL-3.0-or-later (HoDoKu and the hodoku-py repository that carries the file)"
 
 
+def _kaggle_api(key: str, rows: str, dataset: str, size: int) -> DataSet:
+    """A whole Kaggle original behind Kaggle's download API (a zip, not pinned: trust on first use)."""
+    path = f"kaggle/full/kaggle_{key}.csv"
+    return DataSet(
+        name=f"kaggle-{key}-full",
+        description=f"the whole Kaggle {key.upper()} file ({rows} rows), unpacked from Kaggle's zip",
+        licence=f"as kaggle-{key} (see the Kaggle page: kaggle.com/datasets/{dataset})",
+        files=(DataFile(path, (_KAGGLE_API + dataset,), size, None, transform=UNZIP_CSV, tofu=True,
+                        size_approx=True),),
+        origin="Kaggle's public download API (a zip holding sudoku.csv); Kaggle may ask for an account: then put "
+               f"the zip by hand at .downloads/{path}.zip in the data home and fetch again",
+        verification="none in advance (Kaggle's zip is not pinned): SHA-256 recorded at first download (trust on "
+                     "first use); the size is the expected 164-byte rows plus header, not checked",
+        in_all=False,
+    )
+
+
 def _tdoku(name: str, path: str, member: str, size: int, sha256: str, description: str, origin: str) -> DataSet:
     url = _gh(_TDOKU_COPY, _TDOKU_COPY_COMMIT, "data/" + member.replace("+", "%2B"))
     return DataSet(
@@ -218,30 +235,8 @@ SETS: tuple[DataSet, ...] = (
         verification="source blobs hashed from snapshots of those commits; the transforms rebuilt the development "
                      "copies byte for byte",
     ),
-    DataSet(
-        name="kaggle-1m-full",
-        description="the whole Kaggle 1M file (1,000,000 rows), unpacked from Kaggle's zip",
-        licence="as kaggle-1m (see the Kaggle page: kaggle.com/datasets/bryanpark/sudoku)",
-        files=(DataFile("kaggle/full/kaggle_1m.csv", (_KAGGLE_API + "bryanpark/sudoku",), 164000018, None,
-                        transform=UNZIP_CSV, tofu=True, size_approx=True),),
-        origin="Kaggle's public download API (a zip holding sudoku.csv); Kaggle may ask for an account: then put "
-               "the zip by hand at .downloads/kaggle/full/kaggle_1m.csv.zip in the data home and fetch again",
-        verification="none in advance (Kaggle's zip is not pinned): SHA-256 recorded at first download (trust on "
-                     "first use); the size is the expected 164-byte rows plus header, not checked",
-        in_all=False,
-    ),
-    DataSet(
-        name="kaggle-9m-full",
-        description="the whole Kaggle 9M file (9,000,000 rows), unpacked from Kaggle's zip",
-        licence="as kaggle-9m (see the Kaggle page: kaggle.com/datasets/rohanrao/sudoku)",
-        files=(DataFile("kaggle/full/kaggle_9m.csv", (_KAGGLE_API + "rohanrao/sudoku",), 1476000016, None,
-                        transform=UNZIP_CSV, tofu=True, size_approx=True),),
-        origin="Kaggle's public download API (a zip holding sudoku.csv); Kaggle may ask for an account: then put "
-               "the zip by hand at .downloads/kaggle/full/kaggle_9m.csv.zip in the data home and fetch again",
-        verification="none in advance (Kaggle's zip is not pinned): SHA-256 recorded at first download (trust on "
-                     "first use); the size is the expected 164-byte rows plus header, not checked",
-        in_all=False,
-    ),
+    _kaggle_api("1m", "1,000,000", "bryanpark/sudoku", 164000018),
+    _kaggle_api("9m", "9,000,000", "rohanrao/sudoku", 1476000016),
     DataSet(
         name="kaggle-3m-full",
         description="the whole Kaggle 3M file with ratings (about 3,000,000 rows)",

@@ -57,18 +57,25 @@ def _owner(fd: int) -> dict[str, object] | None:
     return owner if isinstance(owner, dict) and isinstance(owner.get("pid"), int) else None
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether process `pid` of this host still runs (signal 0 only asks; another user's process exists too)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:  # another user's process
+    except OSError:  # e.g. PermissionError: it exists, under another user
         return True
     return True
 
 
-def _flock(fd: int, wait: bool) -> bool:
-    """An exclusive flock on the open lock file (released by the system when its process dies, however it dies)."""
+def _gone(owner: dict[str, object]) -> bool:
+    """The owner's run is over: its pid no longer runs on this host (another host's pid cannot be asked from here)."""
+    return owner.get("host") == socket.gethostname() and not alive(int(owner["pid"]))  # type: ignore[call-overload]
+
+
+def flock(fd: int, wait: bool) -> bool:
+    """An exclusive flock on an open file (released by the system when its process dies, however it dies); False
+    when another process holds it and `wait` is off."""
     if fcntl is None:
         return True
     try:
@@ -95,7 +102,7 @@ def _stale(fd: int, owner: dict[str, object] | None) -> str | None:
     if owner is None:
         age = time.time() - os.fstat(fd).st_mtime
         return f"left empty {age:.0f} s ago" if age > STALE_EMPTY_SECONDS else None
-    if owner.get("host") != socket.gethostname() or _alive(int(owner["pid"])):  # type: ignore[call-overload]
+    if not _gone(owner):
         return None
     return f"left by pid {owner['pid']} (since {owner.get('since')}), no longer running on this host"
 
@@ -112,7 +119,7 @@ def acquire(path: Path, label: str) -> int:
         except OSError as e:
             raise LockError(f"{label}: cannot create the lock {path} ({e.strerror or e})") from None
         else:
-            _flock(fd, wait=True)  # waits only while another run looks at the new, still empty file
+            flock(fd, wait=True)  # waits only while another run looks at the new, still empty file
             os.write(fd, _owner_text())
             return fd
         try:
@@ -121,7 +128,7 @@ def acquire(path: Path, label: str) -> int:
             continue  # released in between
         except OSError as e:
             raise LockError(f"{label}: cannot open the lock {path} ({e.strerror or e})") from None
-        if not _flock(fd, wait=False):
+        if not flock(fd, wait=False):
             owner = _owner(fd)
             os.close(fd)
             raise LockBusy(path, owner)
@@ -158,8 +165,6 @@ def holder(path: Path) -> dict[str, object] | None:
         owner = _owner(fd)
         if owner is None:
             return {} if time.time() - os.fstat(fd).st_mtime <= STALE_EMPTY_SECONDS else None
-        if owner.get("host") != socket.gethostname() or _alive(int(owner["pid"])):  # type: ignore[call-overload]
-            return owner
-        return None
+        return None if _gone(owner) else owner
     finally:
         os.close(fd)

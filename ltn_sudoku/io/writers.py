@@ -28,6 +28,7 @@ from typing import IO, Any, Iterator, Sequence
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import solve
+from ltn_sudoku.io.locks import alive
 from ltn_sudoku.io.records import FORMATS, encode_cells
 
 TEMP_SUFFIX = ".tmp"
@@ -66,16 +67,6 @@ def temp_path(target: str | os.PathLike[str]) -> Path:
     return t.with_name(f".{t.name}.{os.getpid()}.{_HOST}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)  # signal 0: only asks whether the process exists
-    except ProcessLookupError:
-        return False
-    except OSError:  # e.g. PermissionError: it exists, under another user
-        return True
-    return True
-
-
 def stale_temp_files(target: str | os.PathLike[str]) -> list[Path]:
     """The temporary files of `target` left by writers that are gone: made on this host by a process no longer
     alive, or by this process but not being written now. A live writer's file (another process's, or another
@@ -96,7 +87,7 @@ def stale_temp_files(target: str | os.PathLike[str]) -> list[Path]:
                     with _LOCK:
                         gone = entry.name not in _OPEN
                 else:
-                    gone = not _alive(pid)
+                    gone = not alive(pid)
                 if gone:
                     found.append(Path(entry.path))
     except OSError:  # a folder that cannot be listed: nothing to clean, the write itself reports the problem
