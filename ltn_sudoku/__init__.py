@@ -11,7 +11,7 @@ from ltn_sudoku.board import Board, BoardError, Conflict
 from ltn_sudoku.exact import count_solutions, solve
 
 if TYPE_CHECKING:
-    from ltn_sudoku.questions import Report, classify
+    from ltn_sudoku.questions.report import Report, classify
 
 __all__ = ["Board", "BoardError", "Conflict", "count_solutions", "solve", "classify", "Report"]
 __version__ = "0.1.0"  # the one source of the version: pyproject.toml reads it (dynamic), --version prints it
@@ -19,7 +19,7 @@ __version__ = "0.1.0"  # the one source of the version: pyproject.toml reads it 
 
 def __getattr__(name: str) -> Any:
     if name in ("classify", "Report"):
-        from ltn_sudoku import questions
+        from ltn_sudoku.questions import report as questions
 
         return getattr(questions, name)
     raise AttributeError(f"module 'ltn_sudoku' has no attribute {name!r}")

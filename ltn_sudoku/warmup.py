@@ -15,7 +15,7 @@ from ltn_sudoku.exact import kernel
 from ltn_sudoku.exact.portfolio import answer
 from ltn_sudoku.io import parse_board_text, read_records
 from ltn_sudoku.paths import DATA_DIR
-from ltn_sudoku.questions import classify
+from ltn_sudoku.questions.report import classify
 
 SEED_9 = "2.14.....4...7358..5....6....9.2.8.1.23.1..5...8354..97..28.....15..93.6.6....74."
 

@@ -61,7 +61,7 @@ from ltn_sudoku.cli.results import flat_row
 from ltn_sudoku.exact import count_solutions, random_solutions
 from ltn_sudoku.io import iter_records, parse_board_text, read_boards
 from ltn_sudoku.paths import data_file
-from ltn_sudoku.questions import classify
+from ltn_sudoku.questions.report import classify
 
 if TYPE_CHECKING:
     import psutil
@@ -360,7 +360,7 @@ def q3_profile_section(args: argparse.Namespace) -> None:
     call of the solving path) per board and its share of Q3's CPU, on the kaggle section's top1465 rows."""
     import collections
 
-    from ltn_sudoku.heuristics import answer_q3
+    from ltn_sudoku.questions.q3 import answer_q3
 
     boards = random.Random(29).sample(read_boards(data_file(KAGGLE_SETS["top1465"])), args.sample)
     for board in boards[:3]:

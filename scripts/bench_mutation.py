@@ -1,7 +1,7 @@
 """Mutation testing as a benchmark (not in CI): how many mutants of the LTN logic and the symbolic answers the fast
 tests kill, with mutmut 3.
 
-    python scripts/bench_mutation.py                       # ltn_sudoku/logic/ and ltn_sudoku/questions.py
+    python scripts/bench_mutation.py                       # ltn_sudoku/logic/ and ltn_sudoku/questions/report.py
     python scripts/bench_mutation.py --only 'ltn_sudoku/logic/metrics.py' --workdir /tmp/mut_metrics
 
 The committed tree (git archive HEAD) is unpacked into --workdir and mutated there, never the working tree that
@@ -24,7 +24,7 @@ from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-ONLY = ["ltn_sudoku/logic/*", "ltn_sudoku/questions.py"]
+ONLY = ["ltn_sudoku/logic/*", "ltn_sudoku/questions/report.py"]
 TESTS = ["tests/test_metrics.py", "tests/test_objective.py", "tests/test_crisp_kb.py", "tests/test_logic.py",
          "tests/test_questions.py", "tests/test_heldout.py"]
 DO_NOT_MUTATE: list[str] = []  # patterns inside ONLY left alone

@@ -36,7 +36,7 @@ from ltn_sudoku.logic.evaluate import PUBLIC_SETS, sample_public  # noqa: E402
 from ltn_sudoku.logic.load import load_model  # noqa: E402
 from ltn_sudoku.logic.search import guided_search  # noqa: E402
 from ltn_sudoku.paths import data_file  # noqa: E402
-from ltn_sudoku.tiers import singles_loop_batch  # noqa: E402
+from ltn_sudoku.questions.tiers import singles_loop_batch  # noqa: E402
 
 BUDGETS = (1, 4, 16, 64, 256, 1024)
 

@@ -42,11 +42,11 @@ import pandas as pd
 from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid, Step
 from ltn_sudoku.cnf import solve_cnf
-from ltn_sudoku.engine import LEVELS, SEARCH_TECHNIQUE, Engine, SolveResult
 from ltn_sudoku.exact import solve
 from ltn_sudoku.generate import generate
-from ltn_sudoku.memory import MemoryTracker
 from ltn_sudoku.paths import data_file
+from ltn_sudoku.questions.engine import LEVELS, SEARCH_TECHNIQUE, Engine, SolveResult
+from ltn_sudoku.questions.memory import MemoryTracker
 from ltn_sudoku.techniques.base import Technique
 from ltn_sudoku.techniques.hodoku import RegCase, answering_techniques, case_finder, load_cases
 from ltn_sudoku.techniques.registry import all_techniques

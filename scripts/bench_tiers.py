@@ -3,7 +3,7 @@ the figures of docs/tiers.md.
 
 Per file (a reproducible random sample of --sample puzzles; all of a smaller file) or generated set (--sample unique
 puzzles of ltn_sudoku.generate, givens 22-40 for 9x9 as the generator gives up below about 22, 4-10 for 4x4): the
-tier distribution (ltn_sudoku.tiers.run_tiers), the singles loop's solved share, and CPU seconds of
+tier distribution (ltn_sudoku.questions.tiers.run_tiers), the singles loop's solved share, and CPU seconds of
 - tier labelling (run_tiers: the exact solver's batch call plus the T1..T5 engine stages),
 - the singles loop, batched (one numpy call for the file) and one board at a time (singles_loop),
 - the engine restricted to singles (Engine(["Full House", "Naked Single", "Hidden Single"], fallback=False).solve),
@@ -33,12 +33,12 @@ from typing import Callable, Sequence, TypeVar
 import numpy as np
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.engine import Engine
 from ltn_sudoku.generate import generate
 from ltn_sudoku.io import read_boards
 from ltn_sudoku.paths import data_file
+from ltn_sudoku.questions.engine import Engine
+from ltn_sudoku.questions.tiers import SEARCH_TIER, run_tiers, singles_loop, singles_loop_batch, tier_techniques
 from ltn_sudoku.techniques.hodoku import hodoku_exemplars
-from ltn_sudoku.tiers import SEARCH_TIER, run_tiers, singles_loop, singles_loop_batch, tier_techniques
 
 FILES: dict[str, str] = {
     "17clue": "9x9/17clue_49158.txt",
@@ -49,7 +49,7 @@ FILES: dict[str, str] = {
     "top95": "9x9/top95.txt",
     "top1465": "9x9/top1465.txt",
 }
-# HoDoKu exemplar tag -> (technique, tier of its family in ltn_sudoku.tiers.TIER_FAMILIES)
+# HoDoKu exemplar tag -> (technique, tier of its family in ltn_sudoku.questions.tiers.TIER_FAMILIES)
 EXEMPLAR_TAGS: dict[str, tuple[str, int]] = {
     "lc1": ("Locked Candidates Type 1", 2), "lc2": ("Locked Candidates Type 2", 2), "l2": ("Locked Pair", 2),
     "l3": ("Locked Triple", 2), "n2": ("Naked Pair", 3), "n3": ("Naked Triple", 3), "n4": ("Naked Quadruple", 3),

@@ -17,8 +17,8 @@ from typing import Callable
 from ltn_sudoku.io import parse_board_text, read_records
 from ltn_sudoku.logic.predict import LtnAnswers
 from ltn_sudoku.paths import DATA_DIR, REPO_ROOT
-from ltn_sudoku.questions import classify
-from ltn_sudoku.report_text import render_report
+from ltn_sudoku.questions.report import classify
+from ltn_sudoku.questions.text import render_report
 
 EXAMPLES_DIR = DATA_DIR / "examples"
 DEMO_RUN = REPO_ROOT / "outputs" / "demo_train_4x4"

@@ -69,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--per-set", type=int, default=200, help="boards per set (default 200)")
     parser.add_argument("--out", type=Path, default=FIXTURE, help="the fixture file (default: %(default)s)")
     args = parser.parse_args(argv)
-    from ltn_sudoku.heuristics import answer_q3
+    from ltn_sudoku.questions.q3 import answer_q3
     records = []
     for name, path in SETS.items():
         for board in tqdm(pick(name, path, args.per_set), desc=name, unit="board"):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ltn_sudoku.engine import SEARCH_TECHNIQUE, Engine, level_for
 from ltn_sudoku.exact import count_solutions, solve
 from ltn_sudoku.io import parse_board_text
-from ltn_sudoku.memory import MemoryTracker
+from ltn_sudoku.questions.engine import SEARCH_TECHNIQUE, Engine, level_for
+from ltn_sudoku.questions.memory import MemoryTracker
 from ltn_sudoku.techniques import singles, subsets
 from ltn_sudoku.techniques.base import Technique
 

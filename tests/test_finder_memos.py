@@ -11,8 +11,8 @@ from typing import Callable
 import pytest
 
 from ltn_sudoku.candidates import CandidateGrid
-from ltn_sudoku.heuristics import answer_q3
 from ltn_sudoku.io import parse_board_text
+from ltn_sudoku.questions.q3 import answer_q3
 from ltn_sudoku.techniques import fish, intersections, links, single_digit, subsets, sue_de_coq
 from ltn_sudoku.techniques.cache import StateCache
 from scripts.record_q3_answers import FIXTURE

@@ -7,12 +7,12 @@ import json
 import pytest
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.engine import Engine, KnownSolutions
 from ltn_sudoku.exact import solve
-from ltn_sudoku.heuristics import answer_q3
 from ltn_sudoku.io import parse_board_text
-from ltn_sudoku.questions import classify
-from ltn_sudoku.report_text import render_report
+from ltn_sudoku.questions.engine import Engine, KnownSolutions
+from ltn_sudoku.questions.q3 import answer_q3
+from ltn_sudoku.questions.report import classify
+from ltn_sudoku.questions.text import render_report
 from ltn_sudoku.techniques import singles, subsets
 
 SEED_9 = "2.14.....4...7358..5....6....9.2.8.1.23.1..5...8354..97..28.....15..93.6.6....74."
@@ -83,7 +83,7 @@ def test_classify_counts_once_and_hands_the_count_to_q3(monkeypatch: pytest.Monk
     """Q3 takes Q2's exact answer (KnownSolutions) instead of counting again: on a sparse 36x36 board each count
     took about 20 s, and the engine's count ran inside Q3's time budget. The answers are the ones Q3 gives when it
     counts itself, for a board with one solution and one with several."""
-    import ltn_sudoku.engine as engine_module
+    import ltn_sudoku.questions.engine as engine_module
 
     def no_count(*args: object, **kwargs: object) -> None:
         pytest.fail("Q3 counted the solutions again")

@@ -6,7 +6,7 @@ import pandas as pd
 
 from ltn_sudoku.board import geometry
 from ltn_sudoku.candidates import Step
-from ltn_sudoku.memory import STAT_COLUMNS, MemoryTracker
+from ltn_sudoku.questions.memory import STAT_COLUMNS, MemoryTracker
 
 
 def _tracker() -> MemoryTracker:

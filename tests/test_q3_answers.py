@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from ltn_sudoku import heuristics
 from ltn_sudoku.board import Board
-from ltn_sudoku.engine import Engine
-from ltn_sudoku.heuristics import WORK_PER_CANDIDATE, answer_q3, survey_tiers
 from ltn_sudoku.io import parse_board_text
-from ltn_sudoku.questions import classify
+from ltn_sudoku.questions import q3 as heuristics
+from ltn_sudoku.questions.engine import Engine
+from ltn_sudoku.questions.q3 import WORK_PER_CANDIDATE, answer_q3, survey_tiers
+from ltn_sudoku.questions.report import classify
 from ltn_sudoku.techniques.registry import all_techniques
 from scripts.record_q3_answers import FIXTURE, SETS, essentials
 

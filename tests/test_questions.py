@@ -11,13 +11,13 @@ from functools import lru_cache
 
 import pytest
 
-from ltn_sudoku import questions
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import count_solutions, random_solutions, solutions
 from ltn_sudoku.io import parse_board_text, read_boards
 from ltn_sudoku.paths import DATA_DIR
-from ltn_sudoku.questions import Report
-from ltn_sudoku.report_text import render_report
+from ltn_sudoku.questions import report as questions
+from ltn_sudoku.questions.report import Report
+from ltn_sudoku.questions.text import render_report
 
 
 def classify(board: Board, backend: str = "auto") -> Report:

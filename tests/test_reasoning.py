@@ -11,7 +11,7 @@ from ltn_sudoku.generate import generate
 from ltn_sudoku.logic import reasoning
 from ltn_sudoku.logic.hasvalue import RecurrentConfig
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
-from ltn_sudoku.tiers import singles_loop_batch, tiers
+from ltn_sudoku.questions.tiers import singles_loop_batch, tiers
 
 
 class _Oracle(LtnSudoku):

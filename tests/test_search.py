@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import torch
 
-from ltn_sudoku import candidates, engine, exact
+from ltn_sudoku import candidates, exact
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import count_solutions, solve
 from ltn_sudoku.generate import generate
@@ -17,6 +17,7 @@ from ltn_sudoku.logic.hasvalue import RecurrentConfig
 from ltn_sudoku.logic.load import load_model, shipped_checkpoint
 from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.search import SearchResult, guided_search
+from ltn_sudoku.questions import engine
 
 
 class _Uniform(LtnSudoku):

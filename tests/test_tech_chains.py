@@ -220,7 +220,7 @@ def test_walks_on_hundreds_of_puzzles_stay_sound() -> None:
 def test_time_per_call_on_engine_states(capsys: pytest.CaptureFixture[str]) -> None:
     """Mean time per finder call on the states where the engine (every technique up to grouped nice loops, HoDoKu
     order) reaches each chain technique, on 60 top1465 puzzles; printed with -s, bounded loosely against regressions."""
-    from ltn_sudoku.engine import Engine
+    from ltn_sudoku.questions.engine import Engine
     from ltn_sudoku.techniques.registry import all_techniques, priority
 
     times: dict[str, list[float]] = {t.name: [] for t in chains.TECHNIQUES}

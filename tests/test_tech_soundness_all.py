@@ -12,7 +12,7 @@ import pytest
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid, Step
-from ltn_sudoku.engine import Engine
+from ltn_sudoku.questions.engine import Engine
 from ltn_sudoku.techniques.base import Technique
 from ltn_sudoku.techniques.registry import all_techniques, resolve
 from scripts.bench_techniques import CORPORA, SoundnessTally, _file_pairs, run_soundness, sweep_puzzle

@@ -9,13 +9,10 @@ import numpy as np
 import pytest
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.engine import Engine
 from ltn_sudoku.exact import count_solutions_batch, solve
 from ltn_sudoku.generate import generate
-from ltn_sudoku.techniques.hodoku import hodoku_exemplars
-from ltn_sudoku.techniques.registry import FAMILY_MODULES
-from ltn_sudoku.techniques.soundness import sample_puzzles
-from ltn_sudoku.tiers import (
+from ltn_sudoku.questions.engine import Engine
+from ltn_sudoku.questions.tiers import (
     TIER_FAMILIES,
     TIER_NAMES,
     run_tiers,
@@ -27,6 +24,9 @@ from ltn_sudoku.tiers import (
     tier_techniques,
     tiers,
 )
+from ltn_sudoku.techniques.hodoku import hodoku_exemplars
+from ltn_sudoku.techniques.registry import FAMILY_MODULES
+from ltn_sudoku.techniques.soundness import sample_puzzles
 
 SINGLE_NAMES = ["Full House", "Naked Single", "Hidden Single"]
 # HoDoKu exemplars 's <tag> s': singles stall, one technique of the tag, then singles finish. HoDoKu tries every

@@ -38,16 +38,16 @@ from ltn_sudoku.cli.common import (
     refuse_writing_over_input,
 )
 from ltn_sudoku.cli.results import ResultsFile, csv_columns, csv_header, csv_lines, json_line
-from ltn_sudoku.engine import build
 from ltn_sudoku.exact import BACKENDS
-from ltn_sudoku.heuristics import Survey
 from ltn_sudoku.io import BoardRecord
-from ltn_sudoku.questions import Report, ReportSection, SectionSource, classify_boards
-from ltn_sudoku.report_text import render_report
+from ltn_sudoku.questions.engine import build
+from ltn_sudoku.questions.q3 import Survey
+from ltn_sudoku.questions.report import Report, ReportSection, SectionSource, classify_boards
+from ltn_sudoku.questions.text import render_report
 
 if TYPE_CHECKING:
-    from ltn_sudoku.engine import Engine
     from ltn_sudoku.logic.predict import LtnAnswers
+    from ltn_sudoku.questions.engine import Engine
 
 CHUNK_CELLS = 40_000  # cells per chunk of boards answered together: about 500 9x9 boards, 6 81x81 boards
 WINDOW_PER_JOB = 3  # chunks in flight per process: enough to keep every process busy, few enough for flat memory

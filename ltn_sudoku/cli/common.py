@@ -17,7 +17,6 @@ from typing import Iterable, Iterator, Sequence
 from tqdm import tqdm
 
 from ltn_sudoku.cli import UsageError
-from ltn_sudoku.engine import Engine, build
 from ltn_sudoku.io import (
     FORMATS,
     STDIN_NAME,
@@ -29,7 +28,8 @@ from ltn_sudoku.io import (
     parse_board_text,
 )
 from ltn_sudoku.io.locks import LockBusy, LockError, owner_text
-from ltn_sudoku.memory import MemoryTracker
+from ltn_sudoku.questions.engine import Engine, build
+from ltn_sudoku.questions.memory import MemoryTracker
 
 OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 BOARD_NAME = "<board>"

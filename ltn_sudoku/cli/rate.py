@@ -15,7 +15,7 @@ from ltn_sudoku.cli.common import (
     read_input,
     write_results,
 )
-from ltn_sudoku.engine import LEVELS
+from ltn_sudoku.questions.engine import LEVELS
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -19,10 +19,10 @@ from ltn_sudoku.cli.common import (
     read_input,
     write_results,
 )
-from ltn_sudoku.engine import SolveResult
 from ltn_sudoku.io import BoardRecord, parse_board_text
 from ltn_sudoku.io.writers import atomic_write_text
-from ltn_sudoku.memory import MemoryTracker
+from ltn_sudoku.questions.engine import SolveResult
+from ltn_sudoku.questions.memory import MemoryTracker
 from ltn_sudoku.render import step_svg
 
 

@@ -28,7 +28,6 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.engine import Engine
 from ltn_sudoku.exact import solve
 from ltn_sudoku.generate import CLASSES, LabelledBoard, generate
 from ltn_sudoku.io import FormatError, iter_records
@@ -37,6 +36,7 @@ from ltn_sudoku.io.split import DEFAULT_FRACTIONS, SPLITS, splits_of
 from ltn_sudoku.logic.device import to_list, to_numpy
 from ltn_sudoku.logic.labels import resolve_techniques, technique_labels
 from ltn_sudoku.logic.model import ModelConfig
+from ltn_sudoku.questions.engine import Engine
 from ltn_sudoku.techniques.base import Technique
 
 CLASS_INDEX: dict[str, int] = {label: i for i, label in enumerate(CLASSES)}

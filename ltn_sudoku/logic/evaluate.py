@@ -34,7 +34,7 @@ from ltn_sudoku.logic.model import ModelConfig, describe_inputs
 from ltn_sudoku.logic.runtime import configure_torch, run_directory
 from ltn_sudoku.logic.search import search_metrics
 from ltn_sudoku.paths import DataNotFound, data_file
-from ltn_sudoku.tiers import singles_loop_outcome
+from ltn_sudoku.questions.tiers import singles_loop_outcome
 
 DEFAULT_GIVENS_BINS: dict[int, list[tuple[int, int]]] = {4: [(4, 6), (7, 8), (9, 10)],
                                                           9: [(17, 23), (24, 29), (30, 35), (36, 40)]}

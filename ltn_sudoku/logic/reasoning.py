@@ -1,6 +1,6 @@
 """hasValue's solving measured against the symbolic baselines on the same puzzles: by reasoning tier and by givens.
 
-For every puzzle (with exactly one solution) one row: its source, givens count and reasoning tier (ltn_sudoku.tiers:
+For every puzzle (with exactly one solution) one row: its source, givens count and reasoning tier (ltn_sudoku.questions.tiers:
 the smallest family tier whose engine solves it), whether hasValue's decoded board after refinement is the solution
 and which share of the empty cells it got right, and the same for the plain singles loop and for the technique
 engine limited to each tier. "Solved" is judged by the symbolic side: the decoded board equals the exact solver's
@@ -21,7 +21,7 @@ from ltn_sudoku.logic.device import device_of, to_numpy
 from ltn_sudoku.logic.grounding import one_hot_givens
 from ltn_sudoku.logic.inference import decoded
 from ltn_sudoku.logic.model import LtnSudoku
-from ltn_sudoku.tiers import LOGIC_TIERS, TIER_NAMES, run_tiers, singles_loop_batch
+from ltn_sudoku.questions.tiers import LOGIC_TIERS, TIER_NAMES, run_tiers, singles_loop_batch
 
 CHUNK = 128
 ENGINE_COLUMNS: tuple[str, ...] = tuple(f"engine_T{k}" for k in LOGIC_TIERS)

@@ -28,8 +28,8 @@ from typing import Literal, Sequence
 
 from ltn_sudoku.board import Board, geometry
 from ltn_sudoku.candidates import CandidateGrid
-from ltn_sudoku.engine import Applicable, Engine, KnownSolutions, SolveResult
-from ltn_sudoku.memory import MemoryTracker
+from ltn_sudoku.questions.engine import Applicable, Engine, KnownSolutions, SolveResult
+from ltn_sudoku.questions.memory import MemoryTracker
 from ltn_sudoku.techniques.base import Technique
 from ltn_sudoku.techniques.registry import priority
 

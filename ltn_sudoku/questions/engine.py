@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Sequence
 from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid, Contradiction, Step
 from ltn_sudoku.exact import solutions as exact_solutions
-from ltn_sudoku.memory import MemoryTracker
+from ltn_sudoku.questions.memory import MemoryTracker
 from ltn_sudoku.techniques.base import Technique
 from ltn_sudoku.techniques.registry import priority, resolve
 
@@ -95,7 +95,7 @@ class Engine:
     `techniques`: names (or Technique objects) in the order to try them; None = every technique in HoDoKu's order.
     `uniqueness`: allow techniques that assume a unique solution (they are always off for boards without one).
     `fallback`: when stuck, place one solution cell found by exact search (marked `guessed`) instead of stopping.
-    `gate`: asked before each finder call of a solving path (Q3's work budget, ltn_sudoku.heuristics); when it says
+    `gate`: asked before each finder call of a solving path (Q3's work budget, ltn_sudoku.questions.q3); when it says
     no, the technique finds nothing (and the fallback takes a search step).
     """
 

@@ -1,7 +1,7 @@
 """Reasoning tiers of puzzles, and the symbolic baselines the evaluation prints beside every learned figure.
 
 The tier of a puzzle is the smallest k such that the technique engine restricted to the techniques of tiers <= k
-(ltn_sudoku.engine.Engine with fallback=False) solves it:
+(ltn_sudoku.questions.engine.Engine with fallback=False) solves it:
 
     T1 singles: Full House, Naked Single, Hidden Single
     T2 + intersections: Locked Candidates Type 1 (Pointing) and Type 2 (Claiming), Locked Pair, Locked Triple
@@ -42,8 +42,8 @@ from tqdm import tqdm
 
 from ltn_sudoku.board import Board, geometry
 from ltn_sudoku.candidates import CandidateGrid
-from ltn_sudoku.engine import Engine
 from ltn_sudoku.exact import solve_batch
+from ltn_sudoku.questions.engine import Engine
 from ltn_sudoku.techniques.base import Technique
 from ltn_sudoku.techniques.registry import FAMILY_MODULES, priority
 

@@ -8,7 +8,7 @@ from itertools import groupby
 from typing import Sequence
 
 from ltn_sudoku.board import geometry
-from ltn_sudoku.questions import Move, Report
+from ltn_sudoku.questions.report import Move, Report
 
 LINE_WIDTH = 100
 DEAD_END_MARK = "!"

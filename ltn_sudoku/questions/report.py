@@ -4,7 +4,7 @@
 - Q2, open board: are the givens consistent, how many solutions (0, 1, 2 meaning "at least two") and one of them,
   every basic-rule move (cell, digit) with whether it leads to a dead end, and the seed's obvious "no solution" reason.
 - Q3, open board: the techniques that apply now, a ranked recommendation, the explained solving path, level and score
-  (ltn_sudoku.heuristics).
+  (ltn_sudoku.questions.q3).
 Further answers (Q3's techniques, the LTN's predictions) join a Report as sections: objects with ``as_dict()``
 (top-level JSON keys) and ``describe()`` (readable lines), so adding one changes neither Report nor its renderers.
 
@@ -23,9 +23,9 @@ import numpy as np
 
 from ltn_sudoku.board import Board, Conflict, geometry, iter_bits
 from ltn_sudoku.candidates import CandidateGrid
-from ltn_sudoku.engine import Engine, KnownSolutions
 from ltn_sudoku.exact import WorkExceeded, solutions, solve_batch, solve_within
-from ltn_sudoku.heuristics import Survey, answer_q3
+from ltn_sudoku.questions.engine import Engine, KnownSolutions
+from ltn_sudoku.questions.q3 import Survey, answer_q3
 
 SOLUTION_LIMIT = 2  # solutions are counted up to 2: 0 impossible, 1 unique, 2 "at least two"
 # Up to this many solutions are enumerated in one search: when that is all of them, they settle every move at once,
