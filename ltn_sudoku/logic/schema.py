@@ -7,7 +7,9 @@ a dataclass field's default is only ever the *off* value of an optional switch, 
 
 A field's `rule` (its metadata) is the range or set of values it accepts; `check_rules` applies them and says which
 key is wrong in one line. Rules between fields (techniques that exist for the board size, a visual model on 4x4 or
-9x9 boards, ...) are in ltn_sudoku/logic/config_check.py.
+9x9 boards, ...) are each model kind's `rules`
+(ltn_sudoku/logic/kinds.py: KINDS) and ltn_sudoku/logic/commands/check.py. The value sets a field accepts live
+with the code that reads them (a task's monitors, the loop's schedules, the operators' families) and are read here.
 """
 
 from __future__ import annotations
@@ -23,16 +25,15 @@ from hydra.core.config_store import ConfigStore
 from hydra.core.global_hydra import GlobalHydra
 from omegaconf import MISSING, DictConfig, OmegaConf
 
-from ltn_sudoku.logic.model import SOLUTION_INPUTS
-from ltn_sudoku.logic.operators import FAMILIES
+from ltn_sudoku.logic.board.task import MONITORS
+from ltn_sudoku.logic.groundings.model import SOLUTION_INPUTS
+from ltn_sudoku.logic.kb.operators import FAMILIES
+from ltn_sudoku.logic.training.loop import LR_SCHEDULES
 from ltn_sudoku.logic.visual.model import VISUAL_AXIOMS
 from ltn_sudoku.logic.visual.train import VISUAL_MONITORS
 from ltn_sudoku.paths import CONF_DIR, data_home
 
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
-LR_SCHEDULES: tuple[str, ...] = ("constant", "cosine")
-MONITORS: tuple[str, ...] = ("val/score", "val/solve/board_accuracy", "val/has_solution/accuracy",
-                             "val/heuristics/macro_f1", "val/loss")
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,7 @@ class LogicConfig:
 # ---- models (conf/model) --------------------------------------------------------------------------------------------
 @dataclass
 class LtnModelConfig:
-    """A board model (ltn_sudoku/logic/model.py): hasValue, hasSolution and recommendsHeuristic. Its grounding's own
+    """A board model (ltn_sudoku/logic/groundings/model.py): hasValue, hasSolution and recommendsHeuristic. Its grounding's own
     fields come with the grounding's schema below (one per `model.hasvalue` kind)."""
 
     name: str = MISSING
@@ -159,7 +160,7 @@ class LtnModelConfig:
 
 @dataclass
 class EvidenceModelConfig(LtnModelConfig):
-    """A board model with the evidence grounding (ltn_sudoku/logic/hasvalue/evidence.py, RecurrentConfig)."""
+    """A board model with the evidence grounding (ltn_sudoku/logic/groundings/hasvalue/evidence.py, RecurrentConfig)."""
 
     hasvalue: str = one_of(("evidence",))
     hidden: int = at_least(1)
@@ -169,7 +170,7 @@ class EvidenceModelConfig(LtnModelConfig):
 
 @dataclass
 class MessagePassingModelConfig(EvidenceModelConfig):
-    """A board model with the message-passing grounding (ltn_sudoku/logic/hasvalue/message_passing.py)."""
+    """A board model with the message-passing grounding (ltn_sudoku/logic/groundings/hasvalue/message_passing.py)."""
 
     hasvalue: str = one_of(("message_passing",))
     message_dim: int = at_least(1)  # the width of each relation's message
@@ -178,7 +179,7 @@ class MessagePassingModelConfig(EvidenceModelConfig):
 @dataclass
 class VisualModelConfig:
     """A visual model (ltn_sudoku/logic/visual/model.py): hasValue's `visual` grounding, a CNN reader of MNIST cells
-    (ltn_sudoku/logic/hasvalue/reader.py, ReaderConfig: channels, hidden, pool), and isCorrect on its reading."""
+    (ltn_sudoku/logic/groundings/hasvalue/reader.py, ReaderConfig: channels, hidden, pool), and isCorrect on its reading."""
 
     name: str = MISSING
     kind: str = one_of(("visual",), "visual")
@@ -285,7 +286,7 @@ SCHEMAS: dict[str | None, dict[str, type]] = {
     None: {"config_schema": RunConfig},
     "logic": {"logic_schema": LogicConfig},
     "model": {"evidence_schema": EvidenceModelConfig, "message_passing_schema": MessagePassingModelConfig,
-              "visual_schema": VisualModelConfig},  # one per hasValue grounding (ltn_sudoku.logic.hasvalue)
+              "visual_schema": VisualModelConfig},  # one per hasValue grounding (ltn_sudoku.logic.groundings.hasvalue)
     "data": {"generated_schema": GeneratedDataConfig, "visual_schema": VisualDataConfig},
     "train": {"train_schema": TrainConfig, "visual_schema": VisualTrainConfig},
     "experiment": {"experiment_schema": ExperimentConfig},

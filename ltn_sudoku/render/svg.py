@@ -83,7 +83,7 @@ def _candidate_xy(grid: CandidateGrid, cell: int, digit: int, size: int) -> tupl
     return x, y
 
 
-def _wrap(text: str, width: int) -> list[str]:
+def wrap_words(text: str, width: int) -> list[str]:
     lines: list[str] = []
     line = ""
     for word in text.split():
@@ -95,6 +95,39 @@ def _wrap(text: str, width: int) -> list[str]:
     return [*lines, line] if line else lines
 
 
+def candidate_radius(n: int) -> float:
+    """Half the side of a candidate's square in a board of side n (its role mark's size)."""
+    return _cell_size(n) / round(n ** 0.5) / 2 - 1
+
+
+def role_marks(role: str, cx: float, cy: float, r: float) -> tuple[str, str]:
+    """The marks of a candidate's role centred at (cx, cy): what goes under its digit (the coloured square) and over
+    it (an elimination's cross). The one drawing of a role: board_svg and the HTML report's step-through use it."""
+    under = (f'<rect x="{cx - r:.1f}" y="{cy - r:.1f}" width="{2 * r:.1f}" height="{2 * r:.1f}" '
+             f'rx="{r / 3:.1f}" fill="{COLOURS[role]}"/>')
+    if role != "elim":
+        return under, ""
+    d = r * 0.8
+    return under, (f'<line class="cross" x1="{cx - d:.1f}" y1="{cy - d:.1f}" x2="{cx + d:.1f}" y2="{cy + d:.1f}"/>'
+                   f'<line class="cross" x1="{cx - d:.1f}" y1="{cy + d:.1f}" x2="{cx + d:.1f}" y2="{cy - d:.1f}"/>')
+
+
+def value_font(n: int) -> float:
+    """The font size of a given or placed digit in a board of side n."""
+    return _cell_size(n) * 0.6
+
+
+def link_markup(grid: CandidateGrid, link: Link) -> str:
+    """One chain link drawn as board_svg draws it (the report's step-through inserts it over its board)."""
+    return _link_path(grid, link, _cell_size(grid.n))
+
+
+def value_text(kind: str, name: str, value: int, x: float, y: float, font: float) -> str:
+    """A given or placed digit centred at (x, y) (kind: 'given' or 'placed')."""
+    return (f'<text class="{kind}" data-cell="{name}" data-digit="{value}" x="{x}" y="{y}" font-size="{font:.1f}" '
+            f'text-anchor="middle" dominant-baseline="central">{value}</text>')
+
+
 def board_svg(grid: CandidateGrid, highlight: Highlight | None = None, *, pencil_marks: bool = True) -> str:
     """The board as SVG text: givens bold, placed digits blue, candidates as pencil marks in a k x k sub-grid of
     each empty cell, box lines thicker; `highlight` colours candidates, shades units and draws chain links."""
@@ -103,15 +136,17 @@ def board_svg(grid: CandidateGrid, highlight: Highlight | None = None, *, pencil
     size = _cell_size(n)
     side = n * size
     margin = 4
-    font = size * 0.6
+    font = value_font(n)
     small = size / k * (0.72 if n <= 9 else 0.5)
-    caption = _wrap(hl.caption, max(20, int(side / (0.55 * 13)))) if hl.caption else []
+    caption = wrap_words(hl.caption, max(20, int(side / (0.55 * 13)))) if hl.caption else []
     height = side + 2 * margin + (len(caption) * 17 + 8 if caption else 0)
     out: list[str] = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{side + 2 * margin}" height="{height}" '
         f'viewBox="{-margin} {-margin} {side + 2 * margin} {height}" data-n="{n}" '
         f'font-family="DejaVu Sans, Arial, sans-serif">',
-        f"<style>{STYLE}</style>",
+        # a candidate's font, once per board (scoped by side: an HTML page holds boards of several sides)
+        f'<style>{STYLE}svg[data-n="{n}"] .cand text{{font-size:{small:.1f}px;text-anchor:middle;'
+        f"dominant-baseline:central}}</style>",
     ]
     if hl.caption:
         out.append(f"<title>{escape(hl.caption)}</title>")
@@ -130,29 +165,17 @@ def board_svg(grid: CandidateGrid, highlight: Highlight | None = None, *, pencil
         value = grid.values[cell]
         if value:
             kind = "given" if grid.givens >> cell & 1 else "placed"
-            out.append(f'<text class="{kind}" data-cell="{name}" data-digit="{value}" x="{x + size / 2}" '
-                       f'y="{y + size / 2}" font-size="{font:.1f}" text-anchor="middle" '
-                       f'dominant-baseline="central">{value}</text>')
+            out.append(value_text(kind, name, value, x + size / 2, y + size / 2, font))
             continue
         digits = set(grid.candidates(cell)) if pencil_marks else set()
         digits |= {d for (c, d) in hl.roles if c == cell}
         for digit in sorted(digits):
             role = hl.roles.get((cell, digit))
             cx, cy = _candidate_xy(grid, cell, digit, size)
-            r = size / k / 2 - 1
-            parts = [f'<g class="cand{" " + role if role else ""}" data-cell="{name}" data-digit="{digit}">']
-            if role:
-                parts.append(f'<rect x="{cx - r:.1f}" y="{cy - r:.1f}" width="{2 * r:.1f}" height="{2 * r:.1f}" '
-                             f'rx="{r / 3:.1f}" fill="{COLOURS[role]}"/>')
-            parts.append(f'<text x="{cx:.1f}" y="{cy:.1f}" font-size="{small:.1f}" text-anchor="middle" '
-                         f'dominant-baseline="central">{digit}</text>')
-            if role == "elim":
-                d = r * 0.8
-                parts.append(f'<line class="cross" x1="{cx - d:.1f}" y1="{cy - d:.1f}" x2="{cx + d:.1f}" '
-                             f'y2="{cy + d:.1f}"/><line class="cross" x1="{cx - d:.1f}" y1="{cy + d:.1f}" '
-                             f'x2="{cx + d:.1f}" y2="{cy - d:.1f}"/>')
-            parts.append("</g>")
-            out.append("".join(parts))
+            r = candidate_radius(n)
+            under, over = role_marks(role, cx, cy, r) if role else ("", "")
+            out.append(f'<g class="cand{" " + role if role else ""}" data-cell="{name}" data-digit="{digit}">'
+                       f'{under}<text x="{cx:.1f}" y="{cy:.1f}">{digit}</text>{over}</g>')
     for i in range(k + 1):  # box lines over the cells
         p = i * k * size
         out.append(f'<line class="box" x1="{p}" y1="0" x2="{p}" y2="{side}" stroke-width="3"/>')

@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from ltn_sudoku.logic.device import device_of, to_numpy
-from ltn_sudoku.logic.hasvalue.reader import DigitReader
+from ltn_sudoku.logic.groundings.hasvalue.reader import DigitReader
 from ltn_sudoku.logic.visual.boards import BoardImages, VisualBoards
 from ltn_sudoku.logic.visual.evaluate import crisp_valid
 

@@ -1,9 +1,9 @@
 """The visual LTN: hasValue from the CNN reader, isCorrect(b) from the knowledge base's rule axioms on it.
 
-satisfaction(b) = SatAgg of the rule axioms (ltn_sudoku.logic.axioms.rule_axioms, unchanged, through the `logic`
+satisfaction(b) = SatAgg of the rule axioms (ltn_sudoku.logic.kb.axioms.rule_axioms, unchanged, through the `logic`
 config's operators) on the soft assignment hasValue(c, v | b) of board b. isCorrect(b) is that satisfaction with a
 calibrated threshold: σ(scale · (violation(b) − offset)), where violation(b) = −log10(1 − satisfaction(b)) / 6 tells
-0.9999 from 0.99 apart (ltn_sudoku.logic.model.violation_scale). The two calibration numbers are the only parameters
+0.9999 from 0.99 apart (ltn_sudoku.logic.groundings.model.violation_scale). The two calibration numbers are the only parameters
 beside the reader's; they are learned with it from the labelled axioms ∀b:valid(b) isCorrect(b),
 ∀b:¬valid(b) ¬isCorrect(b). A board of digits is read off as the most probable digit of every cell.
 """
@@ -17,12 +17,12 @@ from typing import Any
 import torch
 from torch import nn
 
-from ltn_sudoku.logic.axioms import RULE_AXIOMS, board_satisfaction, rule_axioms
-from ltn_sudoku.logic.grounding import Grounding
-from ltn_sudoku.logic.hasvalue import ReaderConfig, build_has_value, grounding_config
-from ltn_sudoku.logic.hasvalue.reader import DigitReader
-from ltn_sudoku.logic.model import violation_scale
-from ltn_sudoku.logic.operators import Operators
+from ltn_sudoku.logic.kb.axioms import RULE_AXIOMS, board_satisfaction, rule_axioms
+from ltn_sudoku.logic.groundings.grounding import Grounding
+from ltn_sudoku.logic.groundings.hasvalue import ReaderConfig, build_has_value, grounding_config
+from ltn_sudoku.logic.groundings.hasvalue.reader import DigitReader
+from ltn_sudoku.logic.groundings.model import violation_scale
+from ltn_sudoku.logic.kb.operators import Operators
 
 # The givens axiom is vacuous on a visual board (no cell is given: every digit is read from its image).
 VISUAL_AXIOMS: tuple[str, ...] = tuple(a for a in RULE_AXIOMS if a != "givens")
@@ -33,7 +33,7 @@ class VisualConfig:
     """The `model` config of a visual model (conf/model/visual_*.yaml)."""
 
     size: int
-    reader: ReaderConfig = ReaderConfig()  # hasValue's grounding (ltn_sudoku.logic.hasvalue, kind `visual`)
+    reader: ReaderConfig = ReaderConfig()  # hasValue's grounding (ltn_sudoku.logic.groundings.hasvalue, kind `visual`)
     axioms: tuple[str, ...] = VISUAL_AXIOMS
 
     @staticmethod

@@ -1,4 +1,4 @@
-"""The visual models' training objective: ground the visual theory (ltn_sudoku/logic/theory.py) on one batch of
+"""The visual models' training objective: ground the visual theory (ltn_sudoku/logic/kb/theory.py) on one batch of
 board images, select by config, loss = −log SatAgg (the weighted log-product ∀: the cross-entropy of the facts).
 
 Unless `labels_teach_reader`, the labelled axioms fit isCorrect's calibration only (hasValue detached): their
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import torch
 
-from ltn_sudoku.logic.objective import BatchResult, Gather, Groundings, close_and_aggregate, local
-from ltn_sudoku.logic.operators import Operators
-from ltn_sudoku.logic.theory import LABELLED, VISUAL_THEORY, Grounded
+from ltn_sudoku.logic.kb.aggregate import BatchResult, Gather, Groundings, close_and_aggregate, local
+from ltn_sudoku.logic.kb.operators import Operators
+from ltn_sudoku.logic.kb.theory import LABELLED, VISUAL_THEORY, Grounded
 from ltn_sudoku.logic.visual.abduce import NO_GRID
 from ltn_sudoku.logic.visual.model import VisualLtn
 
@@ -51,7 +51,7 @@ def objective(model: VisualLtn, ops: Operators, images: torch.Tensor, valid: tor
               labels_teach_reader: bool = False, abduced: torch.Tensor | None = None, abduce_weight: float = 0.0,
               gather: Gather = local) -> BatchResult:
     """−log SatAgg(labelled axioms [, rules on valid] [, abduced grids on valid]) on one batch of boards, with each
-    selected axiom's satisfaction. `gather`: as for the board objective (ltn_sudoku.logic.objective)."""
+    selected axiom's satisfaction. `gather`: as for the board objective (ltn_sudoku.logic.board.objective)."""
     switches: dict[str, object] = {"train.rules_weight": rules_weight, "train.abduce_weight": abduce_weight}
     grounded = ground(model, ops, images, valid, labels_teach_reader, abduced if abduce_weight > 0 else None)
     return close_and_aggregate(VISUAL_THEORY, ops, gather(grounded), switches)

@@ -1,5 +1,5 @@
-"""The visual models' part of training: `VisualTask` (a `TrainingTask`, ltn_sudoku/logic/task.py), which the one loop
-(ltn_sudoku/logic/train.py: `python -m ltn_sudoku.train model=visual_4x4`) drives, with DDP and resume as for every
+"""The visual models' part of training: `VisualTask` (a `TrainingTask`, ltn_sudoku/logic/training/task.py), which the one loop
+(ltn_sudoku/logic/training/loop.py: `python -m ltn_sudoku.train model=visual_4x4`) drives, with DDP and resume as for every
 kind; also augmentation, abduction per epoch and the held-out test figures.
 
 Training reads `BoardImages` only (cell images and valid / invalid board labels): the task has no way to receive a
@@ -25,11 +25,11 @@ import numpy as np
 import torch
 from omegaconf import DictConfig, OmegaConf
 
-from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
+from ltn_sudoku.logic.checkpoints import load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.device import device_of, to_numpy
-from ltn_sudoku.logic.objective import BatchResult, Gather
-from ltn_sudoku.logic.operators import Operators, build_operators
-from ltn_sudoku.logic.task import EpochBatches, Outcome, Step, Writer
+from ltn_sudoku.logic.kb.aggregate import BatchResult, Gather
+from ltn_sudoku.logic.kb.operators import Operators, build_operators
+from ltn_sudoku.logic.training.task import EpochBatches, Outcome, Step, Writer
 from ltn_sudoku.logic.visual.abduce import NO_GRID, SELF_TRAIN_FROM, abduced_grids
 from ltn_sudoku.logic.visual.baselines import minibatches, read_probabilities
 from ltn_sudoku.logic.visual.boards import BoardImages
@@ -158,7 +158,7 @@ class VisualBatch:
 
 
 class VisualTask:
-    """Training of a visual model (a `TrainingTask`, ltn_sudoku/logic/task.py) on board images and board labels only:
+    """Training of a visual model (a `TrainingTask`, ltn_sudoku/logic/training/task.py) on board images and board labels only:
     nothing here can receive a digit label; model selection reads the validation boards' labels, not their digits."""
 
     ties_improve = True  # a tie: the later, longer trained

@@ -1,0 +1,114 @@
+"""The whole LTN on a batch of boards: every learned and defined predicate's truth, as tensors.
+
+Used by training (with gradients through hasValue), validation, evaluation and the predictor, so that all of them read
+the same truths: hasValue after refinement, isCorrect (the constraint axioms on a closed board's own digits),
+hasSolution (a learned predicate over the satisfaction the solver reached and the seed's NoSolution) and
+recommendsHeuristic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from ltn_sudoku.logic.kb.axioms import CONSTRAINT_AXIOMS, CRISP, board_satisfaction, no_solution, rule_axioms
+from ltn_sudoku.logic.groundings.grounding import Grounding, one_hot_givens
+from ltn_sudoku.logic.groundings.model import LtnSudoku, violation_scale
+from ltn_sudoku.logic.kb.operators import Operators
+
+
+def crisp(assignment: torch.Tensor) -> torch.Tensor:
+    """The argmax digit of every cell, one-hot (givens stay what they are)."""
+    return nn.functional.one_hot(assignment.argmax(-1), assignment.shape[-1]).float()
+
+
+def decoded(assignment: torch.Tensor) -> torch.Tensor:
+    """(batch, N) digits 1..n of the argmax assignment."""
+    return assignment.argmax(-1) + 1
+
+
+def is_valid_assignment(model: LtnSudoku, givens: torch.Tensor, assignment: torch.Tensor) -> torch.Tensor:
+    """(batch,) bool: the crisp assignment keeps the givens and breaks no rule (Gödel truth of the KB is 1)."""
+    one_hot = crisp(assignment)
+    truths = rule_axioms(model.grounding, CRISP, one_hot, givens)
+    return board_satisfaction(CRISP, truths, ("givens", *CONSTRAINT_AXIOMS)) > 0.5
+
+
+def is_correct_truth(model: LtnSudoku, ops: Operators, values: torch.Tensor) -> torch.Tensor:
+    """(batch,) isCorrect(b) of closed boards: SatAgg of the constraint axioms on the board's own digits."""
+    one_hot = one_hot_givens(values, model.grounding.n)
+    truths = rule_axioms(model.grounding, ops, one_hot, one_hot)
+    return board_satisfaction(ops, truths, CONSTRAINT_AXIOMS)
+
+
+def solution_features(model: LtnSudoku, ops: Operators, givens: torch.Tensor,
+                      assignment: torch.Tensor) -> torch.Tensor:
+    """(batch, features) what hasSolution reads (model.SOLUTION_INPUTS).
+
+    `reached`: how well the reached soft assignment satisfies the constraint axioms and unit_has_digit, and the
+    solver's confidence (mean and least over open cells) and the share of open cells: only what hasValue reached.
+    `symbolic` (the first checkpoints): the same soft truths of the constraint axioms, the rule axioms on the decoded
+    board, whether the decoded board is valid and the seed's NoSolution on the givens; the last two are crisp
+    symbolic verdicts that decide some classes by construction.
+    """
+    with torch.no_grad():
+        g = model.grounding
+        soft = rule_axioms(g, ops, assignment, givens)
+        empty = 1 - givens.sum(-1)
+        open_cells = empty.sum(-1).clamp(min=1)
+        confidence = assignment.max(-1).values
+        mean_conf = (confidence * empty).sum(-1) / open_cells
+        min_conf = torch.where(empty > 0, confidence, torch.ones_like(confidence)).min(-1).values
+        columns = [violation_scale(soft[name].value.float()) for name in CONSTRAINT_AXIOMS]
+        if model.config.solution_inputs == "reached":
+            columns += [violation_scale(soft["unit_has_digit"].value.float()), mean_conf, min_conf, empty.mean(-1)]
+            return torch.stack(columns, dim=-1)
+        hard = rule_axioms(g, ops, crisp(assignment), givens)
+        columns += [violation_scale(hard[name].value.float()) for name in CONSTRAINT_AXIOMS[1:]]
+        columns += [is_valid_assignment(model, givens, assignment).float(), no_solution(g, givens), mean_conf,
+                    min_conf, empty.mean(-1)]
+        return torch.stack(columns, dim=-1)
+
+
+@dataclass
+class Reached:
+    """hasValue after each refinement step (the last is the answer), and hasSolution's truth."""
+
+    assignments: list[torch.Tensor]
+    has_solution: torch.Tensor
+
+    @property
+    def final(self) -> torch.Tensor:
+        return self.assignments[-1]
+
+
+def reach(model: LtnSudoku, ops: Operators, values: torch.Tensor, steps: int | None = None) -> Reached:
+    """Run hasValue on boards (batch, N) and read hasSolution off the result."""
+    givens = one_hot_givens(values, model.grounding.n)
+    assignments = model.refine(givens, steps)
+    features = solution_features(model, ops, givens, assignments[-1].detach())
+    return Reached(assignments, model.has_solution(features))
+
+
+def candidate_moves(grounding: Grounding, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Every basic-rule candidate move of every board: (board index, cell, digit 1..n) tensors of length M."""
+    givens = one_hot_givens(values, grounding.n)
+    possible = grounding.possible(givens, 1 - givens.sum(-1, keepdim=True)).round()
+    board, cell, digit = possible.nonzero(as_tuple=True)
+    return board, cell, digit + 1
+
+
+def dead_end_probabilities(model: LtnSudoku, ops: Operators, values: torch.Tensor, steps: int | None = None,
+                           chunk: int = 256) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(board, cell, digit, probability) of every candidate move: 1 - hasSolution(b after the move)."""
+    board, cell, digit = candidate_moves(model.grounding, values)
+    after = values[board].clone()
+    after[torch.arange(len(board), device=values.device), cell] = digit
+    probabilities = []
+    with torch.no_grad():
+        for start in range(0, len(board), chunk):
+            probabilities.append(1 - reach(model, ops, after[start:start + chunk], steps).has_solution)
+    prob = torch.cat(probabilities) if probabilities else torch.zeros(0, device=values.device)
+    return board, cell, digit, prob
