@@ -1,7 +1,7 @@
 """Evaluation entry point: ``python -m ltn_sudoku.evaluate model=9x9 [checkpoint=PATH]`` (Hydra).
 
 The command line is composed and checked first (one line and exit 2 on a bad value); the evaluation itself is
-ltn_sudoku/logic/evaluate.py. Every error a user can cause once it runs (a checkpoint missing, damaged or of another
+ltn_sudoku/logic/evaluation/evaluate.py. Every error a user can cause once it runs (a checkpoint missing, damaged or of another
 size, a data file that cannot be read) is one line on stderr and exit status 2 too.
 """
 
@@ -14,10 +14,11 @@ import torch
 from omegaconf import DictConfig
 
 from ltn_sudoku.io import FormatError
-from ltn_sudoku.logic.checkpoint import CheckpointError
-from ltn_sudoku.logic.config_check import ConfigError, check_command_line, check_config, refuse
-from ltn_sudoku.logic.data import DataError
-from ltn_sudoku.logic.evaluate import evaluate
+from ltn_sudoku.logic.board.data import DataError
+from ltn_sudoku.logic.checkpoints import CheckpointError
+from ltn_sudoku.logic.commands.check import check_command_line, check_config, refuse
+from ltn_sudoku.logic.errors import ConfigError
+from ltn_sudoku.logic.evaluation.evaluate import evaluate
 from ltn_sudoku.paths import CONF_DIR
 
 USER_ERRORS: tuple[type[Exception], ...] = (CheckpointError, ConfigError, DataError, FormatError)

@@ -1,8 +1,8 @@
 """Training entry point: ``python -m ltn_sudoku.train model=4x4`` or ``+experiment=9x9_mp`` (Hydra; sweeps with -m).
 
 The command line is composed and checked first, and a run folder it names (run_dir=PATH, hydra.run.dir=PATH) is
-checked before Hydra writes into it; then an experiment's earlier stages run (ltn_sudoku/logic/experiments.py) and the
-trainer (ltn_sudoku/logic/train.py) trains the configured model. Every error a user can cause (a bad value, a
+checked before Hydra writes into it; then an experiment's earlier stages run (ltn_sudoku/logic/commands/experiments.py) and the
+trainer (ltn_sudoku/logic/training/loop.py) trains the configured model. Every error a user can cause (a bad value, a
 checkpoint to resume or warm-start from that cannot be used, a changed config on resume, a run folder another run
 holds, a data file that cannot be read) is one line on stderr and exit status 2.
 """
@@ -16,16 +16,17 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 from ltn_sudoku.io import FormatError
-from ltn_sudoku.logic import distributed
-from ltn_sudoku.logic.checkpoint import CheckpointError, load_checkpoint
-from ltn_sudoku.logic.config_check import SEARCHPATH_KEY, ConfigError, check_config, checked_configs, refuse
-from ltn_sudoku.logic.data import DataError
-from ltn_sudoku.logic.experiments import stage_configs, train_experiment
-from ltn_sudoku.logic.runtime import check_resume, explicit_run_folder, run_directory, run_folder_problem
-from ltn_sudoku.logic.train import train
+from ltn_sudoku.logic.board.data import DataError
+from ltn_sudoku.logic.checkpoints import CheckpointError, load_checkpoint
+from ltn_sudoku.logic.commands.check import SEARCHPATH_KEY, check_config, checked_configs, refuse
+from ltn_sudoku.logic.commands.experiments import stage_configs, train_experiment
+from ltn_sudoku.logic.errors import ConfigError
+from ltn_sudoku.logic.kinds import train
+from ltn_sudoku.logic.training import distributed
+from ltn_sudoku.logic.training.runtime import check_resume, explicit_run_folder, run_directory, run_folder_problem
 from ltn_sudoku.paths import CONF_DIR
 
-# what a user can cause once training has started: refused in one line (ltn_sudoku.logic.config_check.refuse)
+# what a user can cause once training has started: refused in one line (ltn_sudoku.logic.commands.check.refuse)
 USER_ERRORS: tuple[type[Exception], ...] = (CheckpointError, ConfigError, DataError, FormatError)
 
 
@@ -52,7 +53,7 @@ def main(cfg: DictConfig) -> float:
 
 def check_run_folder(argv: list[str]) -> None:
     """Before Hydra writes its files (.hydra/, train.log) into a folder the command line names: one line and exit 2
-    when another run holds it (ltn_sudoku.logic.runtime.run_folder_problem). Sweeps and the ranks of a distributed
+    when another run holds it (ltn_sudoku.logic.training.runtime.run_folder_problem). Sweeps and the ranks of a distributed
     run are left to the trainer (their folders are the jobs', or rank 0's)."""
     configs = checked_configs(argv, "train")
     if len(configs) != 1 or {"-m", "--multirun"} & set(argv) or distributed.launched_world_size() > 1:

@@ -7,15 +7,15 @@
   boards (default 1,000,000): the Kaggle 1M set's first 24,997 rows (kaggle/kaggle_1m_first24997.csv.gz of the data home)
   repeated into a temporary CSV. Prints CPU seconds (user + system, resource.getrusage(RUSAGE_CHILDREN)), wall
   seconds, boards per CPU second and the peak resident memory of the process (ru_maxrss), and the ratio against the
-  one-board-at-a-time path (questions.classify per board) measured in this process on the first 20,000 boards.
+  one-board-at-a-time path (questions.report.classify per board) measured in this process on the first 20,000 boards.
 - sizes: the default command's answer time per board (Q1/Q2, Q3, and the LTN where a model exists) on every file of
   the data home's generalized/ (up to --per-file boards each) and on random sparse 16x16 boards (192 empty cells),
   CPU and wall seconds, worst and mean, and how many answers said they were limited.
 - sparse: the same on the sparse boards of the exact benchmark (ltn_sudoku.exact.sparse, --sparse-sizes), where a
   single exact count can take seconds to minutes (docs/exact.md, sparse boards).
 - kaggle: the default command's CPU per board on --sample random rows (seed 29) of each real Kaggle set (1M, 9M, 3M in
-  the data home's kaggle/) and of top1465, answered as classify-board answers a chunk (the Answerer, after warm-up):
-  Q1/Q2 alone, + Q3, + the LTN (the default), and the default with Q3's complete survey (the survey before issue 29)
+  the data home's kaggle/) and of top1465, answered as classify-board answers a chunk (ltn_sudoku.answering, after
+  warm-up): Q1/Q2 alone, + Q3, + the LTN (the default), and the default with Q3's complete survey (the survey before issue 29)
   in the same process, with its ratio; then the whole command on the same rows as a child process (start-up
   included). Peak = the largest resident set of this process or the child.
 - q3profile: where Q3's CPU goes on top1465 (--sample rows, seed 29, the kaggle section's): each technique's finder
@@ -40,6 +40,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import gzip
 import itertools
 import json
@@ -55,6 +56,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
 from tqdm import tqdm
 
+from ltn_sudoku.answering import Answerer, Chunk, Written, chunks, write_chunk
 from ltn_sudoku.board import Board, iter_bits
 from ltn_sudoku.cli.allocator import keep_large_arrays_in_heap
 from ltn_sudoku.cli.results import flat_row
@@ -202,7 +204,7 @@ def time_default_command(sets: dict[str, list[Board]]) -> None:
         cpu, wall, limited = [], [], 0
         for i, board in enumerate(boards):
             c0, w0 = time.process_time(), time.perf_counter()
-            text, _ = answerer([(i, BoardRecord(board, i + 1))])
+            text = answerer([(i, BoardRecord(board, i + 1))]).text
             cpu.append(time.process_time() - c0)
             wall.append(time.perf_counter() - w0)
             answer = json.loads(text)
@@ -243,17 +245,15 @@ WARM_UP_9X9 = "53007000060019500009800006080006000340080300170002000606000028000
 
 
 def _answerer(heuristics: bool, ltn: bool, survey: str = "tiered",
-              output: str = "csv"):  # type: ignore[no-untyped-def]
-    """classify-board's answerer writing a CSV or JSON Lines (its default options unless told), loaded and
-    compiled."""
-    from ltn_sudoku.cli.classify import Answerer
-    from ltn_sudoku.cli.results import csv_columns
+              output: str = "csv") -> Callable[[Chunk], Written]:
+    """classify-board's pipeline answering a chunk and writing it as a CSV or JSON Lines (the command's default
+    options unless told), loaded and compiled."""
+    from ltn_sudoku.cli.results import CsvWriter, JsonLinesWriter, csv_columns
     from ltn_sudoku.io import BoardRecord
 
-    answerer = Answerer(output=output, name="bench", single=False, backend="auto", heuristics=heuristics, full=False,
-                        techniques=None, no_uniqueness=False, ltn=ltn, checkpoint=None,
-                        columns=csv_columns(heuristics, ltn) if output == "csv" else [],
-                        survey=survey)  # type: ignore[arg-type]
+    writer = CsvWriter(csv_columns(heuristics, ltn)) if output == "csv" else JsonLinesWriter()
+    pipeline = Answerer(heuristics=heuristics, ltn=ltn, survey=survey)  # type: ignore[arg-type]
+    answerer = functools.partial(write_chunk, pipeline, writer)
     for warm_up in ("1.34 34.2 2143 432.", WARM_UP_9X9):  # each size's model loaded before any timing (a chunk
         answerer([(0, BoardRecord(parse_board_text(warm_up), 1))])  # holds one size)
     return answerer
@@ -461,15 +461,13 @@ def allocator_child(rows: int) -> None:
     worker answers a partition; prints user s, system s and minor page faults as JSON."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from ltn_sudoku.cli.classify import _chunks
-
     records = list(itertools.islice(iter_records(data_file(KAGGLE_1M)), rows))
     if os.environ.get(KEEP_HEAP):
         keep_large_arrays_in_heap()
     answerer = _answerer(True, True)
     before = resource.getrusage(resource.RUSAGE_SELF)
     with ThreadPoolExecutor(1) as pool:
-        for chunk in _chunks(iter(records)):
+        for chunk in chunks(iter(records)):
             pool.submit(answerer, chunk).result()
     after = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({"user": after.ru_utime - before.ru_utime, "system": after.ru_stime - before.ru_stime,

@@ -41,7 +41,7 @@ from ltn_sudoku.exact import solve_batch  # noqa: E402
 from ltn_sudoku.io import atomic_write_text, iter_records  # noqa: E402
 from ltn_sudoku.io.kaggle import KaggleReader  # noqa: E402
 from ltn_sudoku.io.split import splits_of  # noqa: E402
-from ltn_sudoku.logic.model_order import ModelOrder  # noqa: E402
+from ltn_sudoku.logic.answers.model_order import ModelOrder  # noqa: E402
 from ltn_sudoku.paths import data_file  # noqa: E402
 
 SETS: dict[str, str] = {"seventeen_clue": "9x9/17clue_49158.txt", "top1465": "9x9/top1465.txt",

@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.io.kaggle import QUIZ_COLUMNS, SOLUTION_COLUMNS, KaggleReader, kaggle_files
-from ltn_sudoku.logic import data
+from ltn_sudoku.logic.board import data
 from ltn_sudoku.paths import data_file
 
 

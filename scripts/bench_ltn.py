@@ -14,11 +14,11 @@ import time
 
 import torch
 
-from ltn_sudoku.logic import data
-from ltn_sudoku.logic.labels import resolve_techniques
-from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
-from ltn_sudoku.logic.objective import objective
-from ltn_sudoku.logic.operators import Operators, build_operators
+from ltn_sudoku.logic.board import data
+from ltn_sudoku.logic.board.labels import resolve_techniques
+from ltn_sudoku.logic.board.objective import objective
+from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
+from ltn_sudoku.logic.kb.operators import Operators, build_operators
 from ltn_sudoku.logic.schema import compose_config
 
 

@@ -2,7 +2,7 @@
 tests kill, with mutmut 3.
 
     python scripts/bench_mutation.py                       # ltn_sudoku/logic/ and ltn_sudoku/questions/report.py
-    python scripts/bench_mutation.py --only 'ltn_sudoku/logic/metrics.py' --workdir /tmp/mut_metrics
+    python scripts/bench_mutation.py --only 'ltn_sudoku/logic/board/metrics.py' --workdir /tmp/mut_metrics
 
 The committed tree (git archive HEAD) is unpacked into --workdir and mutated there, never the working tree that
 other engineers edit; mutmut's configuration is appended to that copy's pyproject.toml. One worker process
@@ -81,7 +81,7 @@ def main() -> None:
         if ":" not in line:
             continue
         name, status = (part.strip() for part in line.rsplit(":", 1))
-        module = re.split(r"\.x[_\u01c1]", name)[0]  # ltn_sudoku.logic.metrics.x_auroc__mutmut_3, .xǁClassǁ...
+        module = re.split(r"\.x[_\u01c1]", name)[0]  # ltn_sudoku.logic.board.metrics.x_auroc__mutmut_3, .xǁClassǁ...
         per_module.setdefault(module, Counter())[status] += 1
         if status == "survived":
             survivors.append(name)

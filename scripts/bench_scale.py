@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Training throughput (boards/s) with 1 and more data-parallel processes, against one process in the same run.
 
-Every configuration runs the training step of ltn_sudoku/logic/train.py (the objective on this rank's shard of each global
+Every configuration runs the training step of ltn_sudoku/logic/training/loop.py (the objective on this rank's shard of each global
 batch, through DDP when distributed, backward, Adam step) on the same seeded global batches, each in fresh processes
 started like torchrun does (env:// rendezvous on this machine): gloo on the CPU, nccl on GPUs (one process per GPU).
 Wall time of the timed batches after warm-up batches, boards/s of the global batches (median of --repeats rounds over
@@ -28,13 +28,13 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 from omegaconf import DictConfig
 
-from ltn_sudoku.logic import distributed
-from ltn_sudoku.logic.board_task import board_step, build_optimizer
-from ltn_sudoku.logic.data import build_splits
-from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
-from ltn_sudoku.logic.operators import build_operators
-from ltn_sudoku.logic.runtime import configure_torch
+from ltn_sudoku.logic.board.data import build_splits
+from ltn_sudoku.logic.board.task import board_step, build_optimizer
+from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
+from ltn_sudoku.logic.kb.operators import build_operators
 from ltn_sudoku.logic.schema import compose_config
+from ltn_sudoku.logic.training import distributed
+from ltn_sudoku.logic.training.runtime import configure_torch
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,9 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ltn_sudoku.logic import data  # noqa: E402
-from ltn_sudoku.logic.load import load_model  # noqa: E402
-from ltn_sudoku.logic.reasoning import model_boards  # noqa: E402
+from ltn_sudoku.logic.board import data  # noqa: E402
+from ltn_sudoku.logic.evaluation.reasoning import model_boards  # noqa: E402
+from ltn_sudoku.logic.kinds import load_model  # noqa: E402
 from ltn_sudoku.questions.tiers import run_tiers, singles_loop_batch  # noqa: E402
 
 STEPS = (1, 2, 4, 8, 16, 24, 32, 48, 64, 96)

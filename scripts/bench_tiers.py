@@ -49,7 +49,7 @@ FILES: dict[str, str] = {
     "top95": "9x9/top95.txt",
     "top1465": "9x9/top1465.txt",
 }
-# HoDoKu exemplar tag -> (technique, tier of its family in ltn_sudoku.questions.tiers.TIER_FAMILIES)
+# HoDoKu exemplar tag -> (technique, tier of its family: its row in ltn_sudoku/techniques/families.py)
 EXEMPLAR_TAGS: dict[str, tuple[str, int]] = {
     "lc1": ("Locked Candidates Type 1", 2), "lc2": ("Locked Candidates Type 2", 2), "l2": ("Locked Pair", 2),
     "l3": ("Locked Triple", 2), "n2": ("Naked Pair", 3), "n3": ("Naked Triple", 3), "n4": ("Naked Quadruple", 3),

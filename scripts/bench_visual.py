@@ -33,9 +33,8 @@ import numpy as np
 import torch
 from omegaconf import open_dict
 
-from ltn_sudoku.logic.load import load_model
+from ltn_sudoku.logic.kinds import load_model, train
 from ltn_sudoku.logic.schema import compose_config
-from ltn_sudoku.logic.train import train
 from ltn_sudoku.logic.visual.baselines import (
     board_cnn_predict,
     oracle_predict,

@@ -23,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
+from ltn_sudoku.logic.checkpoints import load_checkpoint, save_checkpoint  # noqa: E402
 
 
 def timed(repeat: int, step) -> tuple[list[float], float]:  # type: ignore[no-untyped-def]

@@ -265,7 +265,7 @@ def command(case: tuple[str, list[str], str, list[Board] | None, bool]) -> None:
 # ---- checkpoints ------------------------------------------------------------------------------------------------
 @cache
 def shipped_bytes() -> bytes:
-    from ltn_sudoku.logic.load import shipped_checkpoint
+    from ltn_sudoku.logic.checkpoints import shipped_checkpoint
 
     return shipped_checkpoint(4).read_bytes()
 
@@ -295,8 +295,8 @@ def checkpoint_files(draw: st.DrawFn) -> bytes:
 
 def checkpoint(data: bytes) -> None:
     """load_checkpoint and the predictor on a damaged or foreign file: a working model or CheckpointError."""
-    from ltn_sudoku.logic.checkpoint import CheckpointError
-    from ltn_sudoku.logic.predict import LtnPredictor
+    from ltn_sudoku.logic.answers.predict import LtnPredictor
+    from ltn_sudoku.logic.checkpoints import CheckpointError
 
     COUNTS["checkpoints"] += 1
     with tempfile.TemporaryDirectory() as tmp:
@@ -340,9 +340,9 @@ def hydra_overrides(case: tuple[str, list[str]]) -> None:
     the model and logic built from what passed: a one-line error with exit status 2, or a model."""
     from omegaconf.errors import OmegaConfBaseException
 
-    from ltn_sudoku.logic.config_check import check_command_line
-    from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
-    from ltn_sudoku.logic.operators import build_operators
+    from ltn_sudoku.logic.commands.check import check_command_line
+    from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
+    from ltn_sudoku.logic.kb.operators import build_operators
     from ltn_sudoku.logic.schema import compose_config
 
     COUNTS["hydra overrides"] += 1

@@ -40,15 +40,16 @@ from omegaconf import DictConfig, OmegaConf, open_dict  # noqa: E402
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 
 from ltn_sudoku.io import read_boards  # noqa: E402
-from ltn_sudoku.logic import assess, data, distributed  # noqa: E402
-from ltn_sudoku.logic.board_task import board_step, build_optimizer  # noqa: E402
-from ltn_sudoku.logic.data import build_splits  # noqa: E402
+from ltn_sudoku.logic.answers.predict import LtnAnswers  # noqa: E402
+from ltn_sudoku.logic.board import assess, data
+from ltn_sudoku.logic.board.data import build_splits  # noqa: E402
+from ltn_sudoku.logic.board.task import board_step, build_optimizer  # noqa: E402
 from ltn_sudoku.logic.device import synchronize  # noqa: E402
-from ltn_sudoku.logic.model import LtnSudoku, ModelConfig  # noqa: E402
-from ltn_sudoku.logic.operators import build_operators  # noqa: E402
-from ltn_sudoku.logic.predict import LtnAnswers  # noqa: E402
-from ltn_sudoku.logic.runtime import configure_torch  # noqa: E402
+from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig  # noqa: E402
+from ltn_sudoku.logic.kb.operators import build_operators  # noqa: E402
 from ltn_sudoku.logic.schema import compose_config  # noqa: E402
+from ltn_sudoku.logic.training import distributed  # noqa: E402
+from ltn_sudoku.logic.training.runtime import configure_torch  # noqa: E402
 from ltn_sudoku.paths import CHECKPOINTS_DIR, DATA_DIR, REPO_ROOT, data_file  # noqa: E402
 
 MODELS: dict[str, tuple[str, ...]] = {  # name -> Hydra overrides
@@ -268,7 +269,7 @@ def ddp_section(args: argparse.Namespace, device: torch.device) -> dict[str, Any
 
 def answer_section(args: argparse.Namespace, device: torch.device) -> list[dict[str, Any]]:
     """Evaluation and classify-board LTN boards/s with the shipped 9x9 checkpoints on real Kaggle 3M rows."""
-    from ltn_sudoku.logic.load import load_model
+    from ltn_sudoku.logic.kinds import load_model
 
     boards = read_boards(DATA_DIR / "kaggle" / "kaggle_3m_sample1000.csv.gz")[: args.answer_boards]
     puzzles = data.from_boards(9, boards, [None] * len(boards), ["open_solvable"] * len(boards), ["3M"] * len(boards))

@@ -37,7 +37,7 @@ from ltn_sudoku.branching.orders import Ascending  # noqa: E402
 from ltn_sudoku.branching.solver import solve  # noqa: E402
 from ltn_sudoku.generate import generate  # noqa: E402
 from ltn_sudoku.io import atomic_write_text  # noqa: E402
-from ltn_sudoku.logic.model_order import ModelOrder  # noqa: E402
+from ltn_sudoku.logic.answers.model_order import ModelOrder  # noqa: E402
 
 VARIANTS: dict[str, list[str]] = {"rules_only": ["train.supervised=false"], "supervised": ["train.supervised=true"]}
 

@@ -69,7 +69,7 @@ def verify_full(folder: Path) -> int:
     """Every row of the Kaggle copies in `folder` verified (the reader raises on a bad one), and the fixed split
     checked: no test or validation puzzle, nor any relabelling of one, is in the training split. 0 when all hold."""
     from ltn_sudoku.io.split import SPLITS, canonical, splits_of
-    from ltn_sudoku.logic import data
+    from ltn_sudoku.logic.board import data
     from ltn_sudoku.logic.device import to_numpy
 
     counts: dict[str, int] = {}

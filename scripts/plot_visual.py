@@ -13,7 +13,7 @@ from pathlib import Path
 import torch
 from _plotting import new_axes, save
 
-from ltn_sudoku.logic.load import load_model
+from ltn_sudoku.logic.kinds import load_model
 from ltn_sudoku.logic.visual.boards import make_boards
 from ltn_sudoku.logic.visual.mnist import image_pools
 from ltn_sudoku.logic.visual.train import board_predictions

@@ -62,8 +62,8 @@ def _grad_norms(model: torch.nn.Module) -> dict[str, float]:
 
 
 def board_batch(size: int, techniques: list[str]) -> Any:
-    from ltn_sudoku.logic import data
-    from ltn_sudoku.logic.labels import resolve_techniques
+    from ltn_sudoku.logic.board import data
+    from ltn_sudoku.logic.board.labels import resolve_techniques
 
     solvable = data.generated(size, "open_solvable", 6, seed=11)
     solved = data.BoardSet.concat([solvable, data.solving_states(solvable, seed=11)])
@@ -72,9 +72,9 @@ def board_batch(size: int, techniques: list[str]) -> Any:
 
 
 def board_objective(name: str, overrides: list[str], supervised: bool) -> dict[str, Any]:
-    from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
-    from ltn_sudoku.logic.objective import objective
-    from ltn_sudoku.logic.operators import build_operators
+    from ltn_sudoku.logic.board.objective import objective
+    from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
+    from ltn_sudoku.logic.kb.operators import build_operators
     from ltn_sudoku.logic.schema import compose_config
 
     cfg = compose_config(overrides)
@@ -96,7 +96,7 @@ def visual_batch(size: int) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def visual_objective(size: int, labels_teach_reader: bool) -> dict[str, Any]:
-    from ltn_sudoku.logic.operators import build_operators
+    from ltn_sudoku.logic.kb.operators import build_operators
     from ltn_sudoku.logic.schema import compose_config
     from ltn_sudoku.logic.visual.abduce import NO_GRID
     from ltn_sudoku.logic.visual.model import VisualConfig, VisualLtn
@@ -119,8 +119,8 @@ def visual_objective(size: int, labels_teach_reader: bool) -> dict[str, Any]:
 
 def board_inputs(name: str) -> tuple[Any, Any, Any, Any]:
     """A shipped board checkpoint (model, ops) and its pinned boards: 5 open ones, 4 closed ones."""
-    from ltn_sudoku.logic import data
-    from ltn_sudoku.logic.load import load_model
+    from ltn_sudoku.logic.board import data
+    from ltn_sudoku.logic.kinds import load_model
     from ltn_sudoku.paths import CHECKPOINTS_DIR
 
     model, ops, _ = load_model(CHECKPOINTS_DIR / f"{name}.pt")
@@ -133,8 +133,8 @@ def board_inputs(name: str) -> tuple[Any, Any, Any, Any]:
 
 
 def board_answers(name: str) -> dict[str, Any]:
-    from ltn_sudoku.logic.grounding import one_hot_givens
-    from ltn_sudoku.logic.inference import decoded, is_correct_truth, reach
+    from ltn_sudoku.logic.board.inference import decoded, is_correct_truth, reach
+    from ltn_sudoku.logic.groundings.grounding import one_hot_givens
 
     model, ops, open_boards, closed = board_inputs(name)
     with torch.no_grad():
@@ -147,7 +147,7 @@ def board_answers(name: str) -> dict[str, Any]:
 
 def visual_inputs(name: str) -> tuple[Any, Any, torch.Tensor]:
     """A shipped visual checkpoint (model, ops) and the pinned images."""
-    from ltn_sudoku.logic.load import load_model
+    from ltn_sudoku.logic.kinds import load_model
     from ltn_sudoku.paths import CHECKPOINTS_DIR
 
     model, ops, _ = load_model(CHECKPOINTS_DIR / f"{name}.pt")
@@ -170,7 +170,7 @@ def digit_margins(name: str) -> float:
             model, _, images = visual_inputs(name)
             truths = model.has_value(images)
         else:
-            from ltn_sudoku.logic.inference import reach
+            from ltn_sudoku.logic.board.inference import reach
 
             model, ops, open_boards, _ = board_inputs(name)
             truths = reach(model, ops, open_boards.puzzles).final

@@ -62,7 +62,7 @@ TIMINGS = ("seconds", "per_second", "per_cpu_second", "ms_per_board")
 def _weights_checksum(path: Path) -> dict[str, float]:
     """Sum and sum of |w| over every floating tensor of a checkpoint's weights (one figure each: any moved weight
     moves them)."""
-    from ltn_sudoku.logic.checkpoint import load_checkpoint
+    from ltn_sudoku.logic.checkpoints import load_checkpoint
 
     tensors = [t.double() for t in load_checkpoint(path)["state_dict"].values() if t.is_floating_point()]
     return {"sum": float(sum(t.sum() for t in tensors)), "abs_sum": float(sum(t.abs().sum() for t in tensors))}
@@ -71,8 +71,8 @@ def _weights_checksum(path: Path) -> dict[str, float]:
 def trajectory(name: str, epochs: int = 2, threads: int | None = None) -> dict[str, Any]:
     """One tiny run's figures: batch losses, metrics.json without timings, weight checksums. `threads`: torch's CPU
     thread count (default: the config's, 1)."""
+    from ltn_sudoku.logic.kinds import train
     from ltn_sudoku.logic.schema import compose_config
-    from ltn_sudoku.logic.train import train
     from scripts.gpu_check import tensorboard_losses
 
     with tempfile.TemporaryDirectory() as folder:

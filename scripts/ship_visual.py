@@ -23,8 +23,8 @@ import sys
 from pathlib import Path
 
 from ltn_sudoku.io import atomic_write_text
-from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
-from ltn_sudoku.logic.experiments import experiment_record
+from ltn_sudoku.logic.checkpoints import load_checkpoint, save_checkpoint
+from ltn_sudoku.logic.commands.experiments import experiment_record
 from ltn_sudoku.paths import CHECKPOINTS_DIR
 
 
@@ -63,7 +63,7 @@ def rescore(checkpoint: Path) -> int:
     """Recompute a shipped checkpoint's test figures on the boards its config names; update its metrics file."""
     import torch
 
-    from ltn_sudoku.logic.load import load_model
+    from ltn_sudoku.logic.kinds import load_model
     from ltn_sudoku.logic.visual.data import build_data
     from ltn_sudoku.logic.visual.train import test_metrics
 

@@ -26,7 +26,7 @@ import torch
 
 from ltn_sudoku.cli import main as cli_main
 from ltn_sudoku.io.writers import TEMP_SUFFIX, atomic_write_text
-from ltn_sudoku.logic.checkpoint import (
+from ltn_sudoku.logic.checkpoints import (
     FORMAT,
     VERSION,
     CheckpointError,
@@ -235,8 +235,8 @@ def test_a_run_stopped_between_last_and_best_resumes_consistently(tmp_path: Path
     """Epoch 2 improves; the run dies after its last.pt, before its best.pt. Resumed (epoch 3 made worse, so it
     cannot rewrite best.pt by itself), best.pt holds epoch 2, as last.pt and metrics.json say; a resume of the run
     with nothing left to train mends best.pt too."""
-    from ltn_sudoku.logic import train as trainer
-    from ltn_sudoku.logic.board_task import BoardTask
+    from ltn_sudoku.logic.board.task import BoardTask
+    from ltn_sudoku.logic.kinds import train
     from tests.test_train import config
 
     run = tmp_path / "run"
@@ -244,7 +244,8 @@ def test_a_run_stopped_between_last_and_best_resumes_consistently(tmp_path: Path
     child = f"""
 import os, signal
 from pathlib import Path
-from ltn_sudoku.logic import train as trainer
+from ltn_sudoku.logic.kinds import train
+from ltn_sudoku.logic.training import loop as trainer
 from tests.test_train import config
 real_save = trainer.save_checkpoint
 def dying_save(path, *args, **kwargs):
@@ -253,7 +254,7 @@ def dying_save(path, *args, **kwargs):
         os.kill(os.getpid(), signal.SIGKILL)
     real_save(path, *args, **kwargs)
 trainer.save_checkpoint = dying_save
-trainer.train(config(Path({str(run)!r}), "train.epochs=3", "train.patience=5"))
+train(config(Path({str(run)!r}), "train.epochs=3", "train.patience=5"))
 """
     done = subprocess.run([sys.executable, "-c", child], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
@@ -272,7 +273,7 @@ trainer.train(config(Path({str(run)!r}), "train.epochs=3", "train.patience=5"))
         return metrics
 
     monkeypatch.setattr(BoardTask, "validate", worse_later)
-    trainer.train(config(run, "train.epochs=3", "train.patience=5", f"train.resume={run / 'last.pt'}"))
+    train(config(run, "train.epochs=3", "train.patience=5", f"train.resume={run / 'last.pt'}"))
     last_now, best = load_checkpoint(run / "last.pt"), load_checkpoint(run / "best.pt")
     assert best["extra"]["epoch"] == 1 and best["extra"]["metrics"] == last["extra"]["metrics"]
     assert last_now["extra"]["epoch"] == 2 and last_now["extra"]["best_epoch"] == 1
@@ -282,7 +283,7 @@ trainer.train(config(Path({str(run)!r}), "train.epochs=3", "train.patience=5"))
     recorded = json.loads((run / "metrics.json").read_text())
     assert recorded[monitor] == pytest.approx(best["extra"]["metrics"][best["config"]["train"]["monitor"]])
 
-    trainer.train(config(finished, "train.epochs=2", "train.patience=5", f"train.resume={finished / 'last.pt'}"))
+    train(config(finished, "train.epochs=2", "train.patience=5", f"train.resume={finished / 'last.pt'}"))
     assert load_checkpoint(finished / "best.pt")["extra"]["epoch"] == 1  # nothing to train: best.pt mended all the same
     assert leftovers(run) == [] and leftovers(finished) == []
 

@@ -1,4 +1,4 @@
-"""The complete LTN-side solver (ltn_sudoku/branching): crisp propagation against logic/axioms.py, answers against
+"""The complete LTN-side solver (ltn_sudoku/branching): crisp propagation against logic/kb/axioms.py, answers against
 the exact solver on every board class, and the orders' bookkeeping."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from ltn_sudoku.branching.solver import branch_cell, digit_order, solve
 from ltn_sudoku.exact import count_solutions, solutions
 from ltn_sudoku.generate import generate
 from ltn_sudoku.io import read_boards
-from ltn_sudoku.logic.axioms import (
+from ltn_sudoku.logic.groundings.grounding import Grounding, one_hot_givens
+from ltn_sudoku.logic.kb.axioms import (
     CONSTRAINT_AXIOMS,
     CRISP,
     board_satisfaction,
@@ -24,7 +25,6 @@ from ltn_sudoku.logic.axioms import (
     no_solution,
     rule_axioms,
 )
-from ltn_sudoku.logic.grounding import Grounding, one_hot_givens
 from ltn_sudoku.paths import DATA_DIR
 
 OPEN_KINDS = [("open_solvable", "unique"), ("open_solvable", "multiple"), ("open_impossible", "obvious"),

@@ -260,9 +260,9 @@ def test_space_separated_grid_file(capsys: pytest.CaptureFixture[str], tmp_path:
 @pytest.fixture
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunks of two 9x9 boards, so a few boards exercise several chunks (chunks are cut in the main process)."""
-    from ltn_sudoku.cli import classify as classify_module
+    from ltn_sudoku import answering
 
-    monkeypatch.setattr(classify_module, "CHUNK_CELLS", 2 * 81)
+    monkeypatch.setattr(answering, "CHUNK_CELLS", 2 * 81)
 
 
 def test_jobs_keep_input_order(capsys: pytest.CaptureFixture[str], tmp_path: Path, small_chunks: None) -> None:

@@ -23,9 +23,9 @@ BOARDS = 14  # 7 partitions of two boards (small_chunks)
 
 @pytest.fixture
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ltn_sudoku.cli import classify as classify_module
+    from ltn_sudoku import answering
 
-    monkeypatch.setattr(classify_module, "CHUNK_CELLS", 2 * 81)
+    monkeypatch.setattr(answering, "CHUNK_CELLS", 2 * 81)
 
 
 @pytest.fixture

@@ -14,10 +14,10 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 from test_train import config
 
-from ltn_sudoku.logic.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from ltn_sudoku.logic.config_check import check_command_line, check_config
+from ltn_sudoku.logic.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
+from ltn_sudoku.logic.commands.check import check_command_line, check_config
+from ltn_sudoku.logic.kinds import train
 from ltn_sudoku.logic.schema import EvidenceModelConfig, TrainConfig, compose_config, rule_violations
-from ltn_sudoku.logic.train import train
 from ltn_sudoku.paths import REPO_ROOT
 
 
@@ -155,7 +155,7 @@ def test_model_and_logic_values_found_by_fuzzing_are_refused_up_front(capsys: py
 @pytest.mark.parametrize("override", ["model=[1,2]", "logic={a: 1}", "+data=[x]"])
 def test_a_list_for_a_config_group_is_one_line_not_hydras_traceback(capsys: pytest.CaptureFixture[str],
                                                                    override: str) -> None:
-    from ltn_sudoku.logic.config_check import check_group_overrides
+    from ltn_sudoku.logic.commands.check import check_group_overrides
 
     check_group_overrides(["model=9x9", "logic=product,goedel", "model.techniques=[Naked Single]"])  # all fine
     with pytest.raises(SystemExit) as info:

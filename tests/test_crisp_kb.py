@@ -11,11 +11,12 @@ import pytest
 import torch
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.logic import assess, data
-from ltn_sudoku.logic.grounding import one_hot_givens
-from ltn_sudoku.logic.inference import decoded, is_valid_assignment
-from ltn_sudoku.logic.load import load_model, shipped_checkpoint
-from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
+from ltn_sudoku.logic.board import assess, data
+from ltn_sudoku.logic.board.inference import decoded, is_valid_assignment
+from ltn_sudoku.logic.checkpoints import shipped_checkpoint
+from ltn_sudoku.logic.groundings.grounding import one_hot_givens
+from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
+from ltn_sudoku.logic.kinds import load_model
 from ltn_sudoku.logic.schema import compose_config
 
 BOARDS = 1000

@@ -6,8 +6,8 @@ from __future__ import annotations
 import torch
 from omegaconf import OmegaConf
 
-from ltn_sudoku.logic import data
-from ltn_sudoku.logic.board_task import curriculum_floor
+from ltn_sudoku.logic.board import data
+from ltn_sudoku.logic.board.task import curriculum_floor
 
 
 def test_floor_falls_linearly_to_every_board() -> None:

@@ -24,16 +24,15 @@ from omegaconf import DictConfig
 
 from ltn_sudoku.cli import main as cli_main
 from ltn_sudoku.io import parse_board_text
+from ltn_sudoku.logic.answers.predict import LtnPredictor
 from ltn_sudoku.logic.device import HostTransferError, host_transfer_guard, to_numpy
-from ltn_sudoku.logic.evaluate import evaluate
-from ltn_sudoku.logic.load import load_model
-from ltn_sudoku.logic.predict import LtnPredictor
+from ltn_sudoku.logic.evaluation.evaluate import evaluate
+from ltn_sudoku.logic.kinds import load_model, train
 from ltn_sudoku.logic.schema import compose_config
-from ltn_sudoku.logic.train import train
 from ltn_sudoku.paths import DATA_DIR, REPO_ROOT
 from tests.test_train import TINY, TINY_EVAL
 
-LEARNED = [REPO_ROOT / "ltn_sudoku" / p for p in ("logic", "branching", "train.py", "evaluate.py", "cli/visual.py")]
+LEARNED = [REPO_ROOT / "ltn_sudoku" / p for p in ("logic", "branching", "train.py", "evaluate.py")]
 TINY_9 = ["data.train.solvable=12", "data.train.impossible=4", "data.val.solvable=4", "data.val.impossible=4",
           "data.val.closed_valid=2", "data.val.closed_invalid=2"]
 TINY_VISUAL = ["data.train_boards=8", "data.val_boards=8", "data.test_boards=8", "train.epochs=1",
@@ -229,7 +228,7 @@ def test_models_answer_where_they_are_whatever_ltntorchs_global_device(monkeypat
                                                                            search_budget=4)
     assert answers[0]["hasSolution"] is not None
     cfg = config(tmp_path, "4x4", "cpu", "train.epochs=1")
-    from ltn_sudoku.logic import train as trainer
+    from ltn_sudoku.logic.training import loop as trainer
 
     monkeypatch.setattr(trainer, "configure_torch", _configure_keeping_ltn_device(trainer.configure_torch))
     assert np.isfinite(train(cfg)["val/loss"])

@@ -1,4 +1,4 @@
-"""Data-parallel training (ltn_sudoku/logic/distributed.py): 2 gloo processes under torchrun against the single-process run
+"""Data-parallel training (ltn_sudoku/logic/training/distributed.py): 2 gloo processes under torchrun against the single-process run
 on the same global batches, rank-0-only writes, the run folder agreed by the ranks, resume, the submitit launcher."""
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ import pytest
 import torch
 from torch import nn
 
-from ltn_sudoku.logic import distributed
-from ltn_sudoku.logic.board_task import board_step
-from ltn_sudoku.logic.checkpoint import load_checkpoint
-from ltn_sudoku.logic.data import build_splits
-from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
-from ltn_sudoku.logic.objective import objective
-from ltn_sudoku.logic.operators import build_operators
-from ltn_sudoku.logic.runtime import configure_torch
-from ltn_sudoku.logic.train import train
+from ltn_sudoku.logic.board.data import build_splits
+from ltn_sudoku.logic.board.objective import objective
+from ltn_sudoku.logic.board.task import board_step
+from ltn_sudoku.logic.checkpoints import load_checkpoint
+from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
+from ltn_sudoku.logic.kb.operators import build_operators
+from ltn_sudoku.logic.kinds import train
+from ltn_sudoku.logic.training import distributed
+from ltn_sudoku.logic.training.runtime import configure_torch
 from ltn_sudoku.paths import REPO_ROOT
 from scripts.gpu_check import tensorboard_losses
 from tests.test_train import TINY, config

@@ -14,7 +14,7 @@ import pytest
 import torch
 from omegaconf import DictConfig, OmegaConf
 
-from ltn_sudoku.logic.experiments import experiment_names, stage_configs, train_experiment
+from ltn_sudoku.logic.commands.experiments import experiment_names, stage_configs, train_experiment
 from ltn_sudoku.logic.retired import IGNORED, RETIRED
 from ltn_sudoku.logic.schema import compose_config
 from ltn_sudoku.paths import CHECKPOINTS_DIR, REPO_ROOT, portable

@@ -10,6 +10,7 @@ checkpoint. Every refusal is one line `error: ...` and exit status 2.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import os
@@ -23,12 +24,11 @@ import pytest
 from omegaconf import DictConfig
 
 from ltn_sudoku.io import FormatError, read_records
-from ltn_sudoku.logic import train as trainer
-from ltn_sudoku.logic.checkpoint import CheckpointError, load_checkpoint
-from ltn_sudoku.logic.config_check import ConfigError
-from ltn_sudoku.logic.model import ModelConfig
+from ltn_sudoku.logic.checkpoints import CheckpointError, load_checkpoint
+from ltn_sudoku.logic.errors import ConfigError
+from ltn_sudoku.logic.groundings.model import ModelConfig
+from ltn_sudoku.logic.kinds import KINDS, train
 from ltn_sudoku.logic.schema import compose_config
-from ltn_sudoku.logic.train import train
 from ltn_sudoku.paths import CHECKPOINTS_DIR, DATA_DIR, REPO_ROOT
 from tests.test_train import TINY, config
 
@@ -64,7 +64,7 @@ def no_data(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(cfg: DictConfig, data: object = None) -> None:
         raise AssertionError("the task and its data were built before the refusal")
 
-    monkeypatch.setitem(trainer.TASKS, "board", boom)
+    monkeypatch.setitem(KINDS, "board", dataclasses.replace(KINDS["board"], task=boom))
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +125,7 @@ def test_a_finished_run_folder_is_refused_before_hydra_writes_into_it(finished: 
         refused_before_hydra(capsys, ["model=4x4", *TINY, "train.epochs=1", "seed=1", where],
                              f"run folder {finished} holds another run (last.pt, best.pt, metrics.json, tb)")
     assert sorted(p.name for p in finished.iterdir()) == before
-    from ltn_sudoku.logic.runtime import run_folder_problem
+    from ltn_sudoku.logic.training.runtime import run_folder_problem
 
     again = config(finished, "train.epochs=3", f"train.resume={finished / 'last.pt'}")
     assert run_folder_problem(finished, again) is None
@@ -134,7 +134,7 @@ def test_a_finished_run_folder_is_refused_before_hydra_writes_into_it(finished: 
 def test_an_interrupted_stage_of_a_chain_goes_on_from_its_last_pt(tmp_path: Path) -> None:
     """A stage folder with a last.pt but no metrics.json (stopped part way) is resumed, not trained again from
     scratch into a folder that holds a run (which the trainer would refuse)."""
-    from ltn_sudoku.logic.experiments import stage_configs, train_experiment
+    from ltn_sudoku.logic.commands.experiments import stage_configs, train_experiment
 
     final = compose_config(["+experiment=9x9_mp", "train.epochs=1", "data.kaggle_path=null"])
     stages = stage_configs(final, ["train.epochs=1", "data.kaggle_path=null"])
@@ -217,7 +217,7 @@ def test_a_resume_with_a_changed_recipe_is_refused_naming_the_keys(finished: Pat
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     """train.lr=0.5 logic=product seed=7 on resume: the old lr would train while the new one is recorded, and the
     data seed would change mid-run. Refused (trainer and entry point), naming each key, before any data."""
-    from ltn_sudoku.logic.runtime import RESUMABLE, check_resume
+    from ltn_sudoku.logic.training.runtime import RESUMABLE, check_resume
 
     resume = f"train.resume={finished / 'last.pt'}"
     changed = ["train.lr=0.5", "logic=product", "seed=7"]
@@ -255,14 +255,14 @@ def test_config_mistakes_are_refused_before_any_work(capsys: pytest.CaptureFixtu
 
 
 def _splits(tmp_path: Path, *overrides: str) -> None:
-    from ltn_sudoku.logic.data import build_splits
+    from ltn_sudoku.logic.board.data import build_splits
 
     cfg = compose_config([*overrides, f"run_dir={tmp_path / 'run'}"])
     build_splits(cfg, ModelConfig.from_cfg(cfg.model))
 
 
 def test_a_garbage_row_in_a_kaggle_file_or_a_board_file_names_the_key_and_the_line(tmp_path: Path) -> None:
-    from ltn_sudoku.logic.data import DataError
+    from ltn_sudoku.logic.board.data import DataError
 
     lines = kaggle_lines(60)
     lines[31] = b"garbage,row"
@@ -277,7 +277,7 @@ def test_a_garbage_row_in_a_kaggle_file_or_a_board_file_names_the_key_and_the_li
 
 
 def test_boards_of_another_size_for_the_model_are_refused_at_their_line(tmp_path: Path) -> None:
-    from ltn_sudoku.logic.data import DataError
+    from ltn_sudoku.logic.board.data import DataError
 
     nine = tmp_path / "nine.txt"
     nine.write_text("2.14.....4...7358..5....6....9.2.8.1.23.1..5...8354..97..28.....15..93.6.6....74.\n")
@@ -289,7 +289,7 @@ def test_boards_of_another_size_for_the_model_are_refused_at_their_line(tmp_path
 def test_a_bad_byte_in_a_kaggle_file_is_located_by_line_and_column(tmp_path: Path, gzipped: bool) -> None:
     """A byte that is not UTF-8 in the middle of a Kaggle CSV: its line and column, not a position in a buffer."""
     from ltn_sudoku.io.kaggle import KaggleReader
-    from ltn_sudoku.logic.data import DataError
+    from ltn_sudoku.logic.board.data import DataError
 
     lines = kaggle_lines(400)
     lines[300] = lines[300][:20] + b"\xff" + lines[300][21:]

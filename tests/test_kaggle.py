@@ -22,7 +22,7 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.io import FormatError, iter_records, parse_board_text, read_records, write_boards
 from ltn_sudoku.io.kaggle import KaggleReader, kaggle_files, read_kaggle, set_name_of
 from ltn_sudoku.io.split import SPLITS, canonical, split_of, splits_of
-from ltn_sudoku.logic import data
+from ltn_sudoku.logic.board import data
 from ltn_sudoku.paths import DATA_DIR
 
 SAMPLE = DATA_DIR / "kaggle"

@@ -5,7 +5,9 @@ The symbolic side is the oracle: Board.conflicts, Board.candidates, CandidateGri
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import pickle
 
 import ltn
 import numpy as np
@@ -16,7 +18,25 @@ from ltn_sudoku.board import Board, geometry
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.generate import generate
 from ltn_sudoku.io import parse_board_text
-from ltn_sudoku.logic.axioms import (
+from ltn_sudoku.logic.board.labels import resolve_techniques, technique_labels
+from ltn_sudoku.logic.groundings.grounding import (
+    Grounding,
+    TablePredicate,
+    encode_boards,
+    index_variable,
+    one_hot_givens,
+)
+from ltn_sudoku.logic.groundings.hasvalue import (
+    GROUNDINGS,
+    GroundingKind,
+    MessagePassingConfig,
+    RecurrentConfig,
+    RecurrentHasValue,
+    build_has_value,
+    grounding_config,
+)
+from ltn_sudoku.logic.groundings.model import INSTANCE_TYPES, ModelConfig, RecommendsHeuristicNet
+from ltn_sudoku.logic.kb.axioms import (
     CONSTRAINT_AXIOMS,
     RULE_AXIOMS,
     board_satisfaction,
@@ -26,18 +46,7 @@ from ltn_sudoku.logic.axioms import (
     no_solution,
     rule_axioms,
 )
-from ltn_sudoku.logic.grounding import Grounding, TablePredicate, encode_boards, index_variable, one_hot_givens
-from ltn_sudoku.logic.hasvalue import (
-    GROUNDINGS,
-    GroundingKind,
-    MessagePassingConfig,
-    RecurrentConfig,
-    RecurrentHasValue,
-    build_has_value,
-)
-from ltn_sudoku.logic.labels import resolve_techniques, technique_labels
-from ltn_sudoku.logic.model import INSTANCE_TYPES, ModelConfig, RecommendsHeuristicNet
-from ltn_sudoku.logic.operators import FAMILIES, AggregLogProduct, AggregMax, build_operators
+from ltn_sudoku.logic.kb.operators import FAMILIES, AggregLogProduct, AggregMax, build_operators
 
 VALID_4 = parse_board_text("1234341221434321")
 VALID_9 = parse_board_text(
@@ -251,7 +260,7 @@ def test_has_value_treats_boards_independently_and_digits_alike() -> None:
 
 def test_a_checkpoint_config_with_a_retired_model_knob_is_refused() -> None:
     model = {"size": 4, "eval_steps": 2, "kb_every": 1, "solution_hidden": 4, "heuristic_hidden": 4,
-             "techniques": ["Naked Single"], "hidden": 8}
+             "techniques": ["Naked Single"], "hidden": 8, "layers": 2, "steps": 3}
     ModelConfig.from_cfg({**model, "digit_dim": 0, "cell_dim": 0, "clamp_every": 0, "clamp_threshold": 0.99})
     for key in ("digit_dim", "cell_dim", "clamp_every"):
         with pytest.raises(ValueError, match=f"model.{key}=4: retired"):
@@ -287,17 +296,45 @@ def test_each_technique_reads_the_instances_of_its_pattern() -> None:
 def test_a_grounding_is_one_registry_entry_that_describes_itself(monkeypatch: pytest.MonkeyPatch) -> None:
     """build_has_value, the model config and describe_inputs read GROUNDINGS only: a new kind needs its class, its
     config dataclass and one entry."""
-    from ltn_sudoku.logic import hasvalue
-    from ltn_sudoku.logic.hasvalue.evidence import EvidenceHasValue
-    from ltn_sudoku.logic.model import describe_inputs
+    from ltn_sudoku.logic.groundings import hasvalue
+    from ltn_sudoku.logic.groundings.hasvalue.evidence import EvidenceHasValue
+    from ltn_sudoku.logic.groundings.model import describe_inputs
 
     class Echo(EvidenceHasValue):
         DESCRIPTION = "the evidence grounding under another name"
 
     monkeypatch.setitem(hasvalue.GROUNDINGS, "echo", GroundingKind(RecurrentConfig, Echo, Echo.DESCRIPTION))
-    assert hasvalue.grounding_config({"hasvalue": "echo", "hidden": 8, "steps": 2}) == RecurrentConfig("echo", 8, 2, 2)
-    config = ModelConfig(size=4, has_value=RecurrentConfig(kind="echo", hidden=8, steps=2), eval_steps=2, kb_every=1,
-                         solution_hidden=4, heuristic_hidden=4, techniques=())
+    node = {"hasvalue": "echo", "hidden": 8, "layers": 2, "steps": 2}
+    assert hasvalue.grounding_config(node) == RecurrentConfig("echo", 8, 2, 2)
+    config = ModelConfig(size=4, has_value=RecurrentConfig(kind="echo", hidden=8, layers=2, steps=2), eval_steps=2,
+                         kb_every=1, solution_hidden=4, heuristic_hidden=4, techniques=())
     assert isinstance(build_has_value(Grounding(4), config.has_value), Echo)
     assert describe_inputs(config)["hasValue"] == Echo.DESCRIPTION
     assert all(kind.description for kind in hasvalue.GROUNDINGS.values())
+
+
+def test_each_grounding_config_is_declared_once_and_the_schema_reads_it() -> None:
+    """A grounding's fields and their rules live in its config dataclass alone: every grounding has its model schema,
+    which holds them (the same rule objects); a config lacking a field is refused by name; each shipped model file
+    composes to the grounding config the code reads, value for value; the composed config pickles (sweep launchers
+    send it to their jobs)."""
+    from ltn_sudoku.logic.groundings.hasvalue.base import config_fields
+    from ltn_sudoku.logic.schema import BOARD_SCHEMAS, VisualModelConfig, compose_config
+
+    assert set(BOARD_SCHEMAS) == {kind for kind, entry in GROUNDINGS.items() if entry.reads == "givens"}
+    for kind, entry in GROUNDINGS.items():
+        schema = BOARD_SCHEMAS.get(kind, VisualModelConfig)
+        declared = {f.name: f for f in dataclasses.fields(schema)}
+        for spec in config_fields(entry.config):
+            assert declared[spec.name].metadata["rule"] is spec.metadata["rule"], (kind, spec.name)
+    with pytest.raises(TypeError, match="layers"):
+        RecurrentConfig(hidden=8, steps=2)  # type: ignore[call-arg]
+    with pytest.raises(KeyError, match="model.layers"):
+        grounding_config({"hidden": 8, "steps": 2})
+    for name, kind in (("9x9", "evidence"), ("4x4_mp", "message_passing"), ("visual_9x9", "visual")):
+        model = compose_config([f"model={name}"]).model
+        config = grounding_config(model)
+        assert config.kind == kind
+        assert pickle.loads(pickle.dumps(model)) == model
+        assert {f.name: getattr(config, f.name) for f in config_fields(config)} == {
+            f.name: model[f.name] for f in config_fields(config)}

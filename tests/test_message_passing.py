@@ -13,17 +13,17 @@ import torch
 from omegaconf import DictConfig
 
 from ltn_sudoku.generate import generate
-from ltn_sudoku.logic import data
-from ltn_sudoku.logic.evaluate import evaluate
-from ltn_sudoku.logic.grounding import Grounding, encode_boards, one_hot_givens
-from ltn_sudoku.logic.hasvalue import MessagePassingConfig, build_has_value
-from ltn_sudoku.logic.hasvalue.message_passing import MessagePassingHasValue
-from ltn_sudoku.logic.labels import resolve_techniques
-from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
-from ltn_sudoku.logic.objective import objective
-from ltn_sudoku.logic.operators import build_operators
+from ltn_sudoku.logic.board import data
+from ltn_sudoku.logic.board.labels import resolve_techniques
+from ltn_sudoku.logic.board.objective import objective
+from ltn_sudoku.logic.evaluation.evaluate import evaluate
+from ltn_sudoku.logic.groundings.grounding import Grounding, encode_boards, one_hot_givens
+from ltn_sudoku.logic.groundings.hasvalue import MessagePassingConfig, build_has_value
+from ltn_sudoku.logic.groundings.hasvalue.message_passing import MessagePassingHasValue
+from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
+from ltn_sudoku.logic.kb.operators import build_operators
+from ltn_sudoku.logic.kinds import train
 from ltn_sudoku.logic.schema import compose_config
-from ltn_sudoku.logic.train import train
 
 TINY = ["model=4x4_mp", "model.hidden=8", "model.message_dim=4", "model.steps=3", "model.eval_steps=4",
         "model.kb_every=1", "model.solution_hidden=4", "model.heuristic_hidden=4",
@@ -38,7 +38,7 @@ def config(run_dir: Path, *overrides: str) -> DictConfig:
 
 def _net(n: int) -> MessagePassingHasValue:
     torch.manual_seed(0)
-    net = build_has_value(Grounding(n), MessagePassingConfig(hidden=8, message_dim=4, steps=3))
+    net = build_has_value(Grounding(n), MessagePassingConfig(hidden=8, layers=2, message_dim=4, steps=3))
     assert isinstance(net, MessagePassingHasValue)
     return net
 

@@ -1,4 +1,4 @@
-"""logic/metrics.py against independent values: hand-computed cases and scikit-learn on random inputs.
+"""logic/board/metrics.py against independent values: hand-computed cases and scikit-learn on random inputs.
 
 Every published AUROC, F1, accuracy and calibration figure goes through these functions.
 """
@@ -10,7 +10,7 @@ import pytest
 from sklearn.calibration import calibration_curve
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, precision_recall_fscore_support, roc_auc_score
 
-from ltn_sudoku.logic.metrics import (
+from ltn_sudoku.logic.board.metrics import (
     accuracy,
     auroc,
     balanced_accuracy,

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from test_cli_classify import classify_cli
 
-from ltn_sudoku.cli import build_parser, classify, dask_runner, run_command
+from ltn_sudoku import answering
+from ltn_sudoku.cli import build_parser, dask_runner, run_command
 from ltn_sudoku.paths import DATA_DIR
 
 distributed = pytest.importorskip("distributed")
@@ -36,7 +37,7 @@ def _kaggle_rows(count: int, skip: int = 0) -> str:
 
 @pytest.fixture
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(classify, "CHUNK_CELLS", 2 * 81)  # partitions of two boards
+    monkeypatch.setattr(answering, "CHUNK_CELLS", 2 * 81)  # partitions of two boards
 
 
 @pytest.fixture
@@ -321,12 +322,12 @@ def test_jobs_start_no_more_processes_than_cpus_or_chunks(capsys: pytest.Capture
     path.write_text(_kaggle_rows(200))
     cpus = len(os.sched_getaffinity(0))
     context = _RecordingContext()
-    monkeypatch.setattr(classify, "get_context", lambda method: context)
+    monkeypatch.setattr(answering, "get_context", lambda method: context)
     outs = []
     for jobs, cells, pools in (("1", 2 * 81, []),  # the reference: no pool
                                ("100000", 2 * 81, [min(cpus, 100)]),  # 100 chunks: one process per CPU
-                               ("100000", classify.CHUNK_CELLS, [])):  # 200 boards, one chunk: answered here
-        monkeypatch.setattr(classify, "CHUNK_CELLS", cells)
+                               ("100000", answering.CHUNK_CELLS, [])):  # 200 boards, one chunk: answered here
+        monkeypatch.setattr(answering, "CHUNK_CELLS", cells)
         out = tmp_path / f"r{len(outs)}.csv"
         status, printed, err = classify_cli(capsys, str(path), *FAST, "--jobs", jobs, "--out", str(out))
         assert status == 0 and "200 boards" in printed and context.pools == pools, err

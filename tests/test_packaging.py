@@ -90,7 +90,7 @@ def test_version_prints_the_version_the_wheel_is_built_with(wheel: zipfile.ZipFi
 
 
 # A user's config folder beside the shipped conf/ (an installed package's conf/ is not theirs to edit): its options
-# are composed and checked like the shipped ones before Hydra starts (ltn_sudoku/logic/config_check.py).
+# are composed and checked like the shipped ones before Hydra starts (ltn_sudoku/logic/commands/check.py).
 USER_EXPERIMENT = """# @package _global_
 defaults:
   - override /model: 4x4_mp
@@ -113,8 +113,8 @@ def _user_folder(tmp_path: Path, name: str) -> Path:
 @pytest.mark.parametrize("form", ["--config-dir", "-cd", "--config-dir=", "hydra.searchpath"])
 def test_a_user_experiment_from_its_own_config_folder_is_composed_and_checked(
         tmp_path: Path, form: str, capsys: pytest.CaptureFixture[str]) -> None:
-    from ltn_sudoku.logic.config_check import check_command_line
-    from ltn_sudoku.logic.experiments import experiment_names
+    from ltn_sudoku.logic.commands.check import check_command_line
+    from ltn_sudoku.logic.commands.experiments import experiment_names
 
     folder = _user_folder(tmp_path, "mine")
     where = {"--config-dir=": [f"--config-dir={folder}"],
@@ -130,7 +130,7 @@ def test_a_user_experiment_from_its_own_config_folder_is_composed_and_checked(
 
 def test_a_user_option_named_as_a_shipped_one_and_a_missing_folder_are_refused(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from ltn_sudoku.logic.config_check import check_command_line
+    from ltn_sudoku.logic.commands.check import check_command_line
 
     folder = _user_folder(tmp_path, "4x4_mp")
     for words, message in ((["--config-dir", str(folder), "+experiment=4x4_mp"], "the shipped one is used"),

@@ -14,11 +14,13 @@ import pytest
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.io import parse_board_text
-from ltn_sudoku.questions import q3 as heuristics
+from ltn_sudoku.questions import q3
 from ltn_sudoku.questions.engine import Engine
-from ltn_sudoku.questions.q3 import WORK_PER_CANDIDATE, answer_q3, survey_tiers
+from ltn_sudoku.questions.q3 import answer_q3, survey_tiers
 from ltn_sudoku.questions.report import classify
-from ltn_sudoku.techniques.registry import all_techniques
+from ltn_sudoku.techniques.base import Technique
+from ltn_sudoku.techniques.families import family_of
+from ltn_sudoku.techniques.registry import all_techniques, check_family, priority
 from scripts.record_q3_answers import FIXTURE, SETS, essentials
 
 FAST_PER_SET = 12  # boards per set in the fast test; the slow one checks all of them
@@ -78,10 +80,19 @@ def test_an_easy_board_surveys_the_singles_only_and_says_so() -> None:
     assert len(answer_q3(board, survey="complete").found) == len(Engine().techniques(9))
 
 
-def test_tiers_are_contiguous_in_difficulty_and_every_family_has_a_cost() -> None:
+def test_tiers_are_contiguous_in_difficulty_and_every_family_has_a_row() -> None:
+    """Q3's work rates and large-board flags, the tiers and the HoDoKu priorities are one row per family
+    (techniques/families.py): every technique's family has one, naming the module it comes from, and a technique of
+    a family without a row (or of another module's family) is refused when the registry loads it."""
     tiers = survey_tiers(Engine().techniques(9))
-    assert [t for tier in tiers for t in tier] == sorted(Engine().techniques(9), key=heuristics.priority)
-    assert {t.family for t in all_techniques()} <= set(WORK_PER_CANDIDATE)
+    assert [t for tier in tiers for t in tier] == sorted(Engine().techniques(9), key=priority)
+    for t in all_techniques():
+        assert family_of(t.family).module == t.finder.__module__.rsplit(".", 1)[1], t.name
+    new = Technique("Twin Wing", "Twin Wings", lambda grid: [], score=100, level="Hard")
+    with pytest.raises(ValueError, match="no row in ltn_sudoku/techniques/families.py"):
+        check_family("twin_wings", new)
+    with pytest.raises(ValueError, match="'fish'"):
+        check_family("wings", Technique("Twin Wing", "Basic Fish", lambda grid: [], score=100, level="Hard"))
 
 
 def _slowed(delay_s: float) -> Engine:
@@ -108,13 +119,13 @@ def test_a_slowed_finder_gives_the_same_answer_as_a_fast_one(monkeypatch: pytest
     fast = untimed(answer_q3(board).as_dict())
     assert fast["heuristics_limit"] is None
     assert untimed(answer_q3(board, _slowed(0.01)).as_dict()) == fast
-    monkeypatch.setattr(heuristics, "Q3_WORK_BUDGET", (15_000, 15_000))  # about half its path
+    monkeypatch.setattr(q3, "Q3_WORK_BUDGET", (15_000, 15_000))  # about half its path
     cut = untimed(answer_q3(board).as_dict())
     assert cut["guessed"] and "work units were spent" in str(cut["heuristics_limit"])
     assert untimed(answer_q3(board, _slowed(0.002)).as_dict()) == cut
 
 
 def test_the_guard_is_a_safety_net_that_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(heuristics, "Q3_GUARD_S", (0.0, 0.0))
+    monkeypatch.setattr(q3, "Q3_GUARD_S", (0.0, 0.0))
     data = classify(parse_board_text(str(recorded()[0]["board"]))).as_dict()
     assert "safety net" in str(data["heuristics_limit"]) and data["guessed"]

@@ -8,9 +8,9 @@ import torch
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import solve_batch
 from ltn_sudoku.generate import generate
-from ltn_sudoku.logic import reasoning
-from ltn_sudoku.logic.hasvalue import RecurrentConfig
-from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
+from ltn_sudoku.logic.evaluation import reasoning
+from ltn_sudoku.logic.groundings.hasvalue import RecurrentConfig
+from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
 from ltn_sudoku.questions.tiers import singles_loop_batch, tiers
 
 
@@ -18,8 +18,8 @@ class _Oracle(LtnSudoku):
     """A 'model' whose hasValue is a fixed table of boards (one-hot), to test the tables without training."""
 
     def __init__(self, n: int, answers: dict[tuple[int, ...], np.ndarray]) -> None:
-        super().__init__(ModelConfig(size=n, has_value=RecurrentConfig(hidden=4, steps=1), eval_steps=1, kb_every=1,
-                                     solution_hidden=2, heuristic_hidden=2, techniques=()))
+        super().__init__(ModelConfig(size=n, has_value=RecurrentConfig(hidden=4, layers=2, steps=1), eval_steps=1,
+                                     kb_every=1, solution_hidden=2, heuristic_hidden=2, techniques=()))
         self.answers = answers
 
     def refine(self, givens: torch.Tensor, steps: int | None = None) -> list[torch.Tensor]:

@@ -13,10 +13,11 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.exact import count_solutions, solve
 from ltn_sudoku.generate import generate
 from ltn_sudoku.io import parse_board_text
-from ltn_sudoku.logic.hasvalue import RecurrentConfig
-from ltn_sudoku.logic.load import load_model, shipped_checkpoint
-from ltn_sudoku.logic.model import LtnSudoku, ModelConfig
-from ltn_sudoku.logic.search import SearchResult, guided_search
+from ltn_sudoku.logic.answers.search import SearchResult, guided_search
+from ltn_sudoku.logic.checkpoints import shipped_checkpoint
+from ltn_sudoku.logic.groundings.hasvalue import RecurrentConfig
+from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
+from ltn_sudoku.logic.kinds import load_model
 from ltn_sudoku.questions import engine
 
 
@@ -24,8 +25,8 @@ class _Uniform(LtnSudoku):
     """A model that knows nothing: hasValue is uniform on every open cell (so only search can solve)."""
 
     def __init__(self, n: int) -> None:
-        super().__init__(ModelConfig(size=n, has_value=RecurrentConfig(hidden=2, steps=1), eval_steps=1, kb_every=1,
-                                     solution_hidden=2, heuristic_hidden=2, techniques=()))
+        super().__init__(ModelConfig(size=n, has_value=RecurrentConfig(hidden=2, layers=2, steps=1), eval_steps=1,
+                                     kb_every=1, solution_hidden=2, heuristic_hidden=2, techniques=()))
 
     def refine(self, givens: torch.Tensor, steps: int | None = None) -> list[torch.Tensor]:
         filled = givens.sum(-1, keepdim=True)
@@ -47,7 +48,7 @@ def search(model: LtnSudoku, board: Board, **options: Any) -> SearchResult:
 
 
 def test_the_guard_catches_a_search_that_reads_the_solver(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ltn_sudoku.logic.search as module
+    import ltn_sudoku.logic.answers.search as module
 
     monkeypatch.setattr(module, "is_valid_assignment", lambda *_: exact.solve(parse_board_text("1" * 16)))
     with pytest.raises(AssertionError, match="must not call"):
@@ -95,7 +96,7 @@ def test_every_solved_9x9_board_is_the_solution() -> None:
 
 
 def test_the_ltn_answer_carries_the_search_verdict_beside_has_solution() -> None:
-    from ltn_sudoku.logic.predict import LtnPredictor
+    from ltn_sudoku.logic.answers.predict import LtnPredictor
 
     predictor = LtnPredictor.for_size(4)
     assert predictor is not None

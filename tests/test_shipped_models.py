@@ -18,12 +18,13 @@ import numpy as np
 import pytest
 import torch
 
-from ltn_sudoku.logic import assess, data
-from ltn_sudoku.logic.evaluate import DEFAULT_GIVENS_BINS
-from ltn_sudoku.logic.labels import resolve_techniques
-from ltn_sudoku.logic.load import load_model, shipped_checkpoint
-from ltn_sudoku.logic.metrics import accuracy
-from ltn_sudoku.logic.predict import LtnPredictor
+from ltn_sudoku.logic.answers.predict import LtnPredictor
+from ltn_sudoku.logic.board import assess, data
+from ltn_sudoku.logic.board.labels import resolve_techniques
+from ltn_sudoku.logic.board.metrics import accuracy
+from ltn_sudoku.logic.checkpoints import shipped_checkpoint
+from ltn_sudoku.logic.evaluation.evaluate import DEFAULT_GIVENS_BINS
+from ltn_sudoku.logic.kinds import load_model
 
 SEED = 2024
 BOARDS = 100
@@ -111,7 +112,7 @@ def test_the_shipped_message_passing_model_answers_through_classify_board(
 def test_every_shipped_checkpoint_loads_its_flat_config_into_its_groundings_dataclass() -> None:
     """A checkpoint stores the flat `model` node it was trained with (old keys included); loading maps it through
     the registry onto its grounding's own config dataclass."""
-    from ltn_sudoku.logic.hasvalue import GROUNDINGS, grounding_kind
+    from ltn_sudoku.logic.groundings.hasvalue import GROUNDINGS, grounding_kind
     from ltn_sudoku.paths import CHECKPOINTS_DIR
 
     expected = {"4x4": "message_passing", "4x4_evidence": "evidence", "9x9": "evidence",

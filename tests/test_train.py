@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 from omegaconf import DictConfig
@@ -15,11 +16,11 @@ from omegaconf import DictConfig
 from ltn_sudoku.board import Board
 from ltn_sudoku.cli import build_parser, run_command
 from ltn_sudoku.io import parse_board_text
-from ltn_sudoku.logic.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from ltn_sudoku.logic.evaluate import evaluate
-from ltn_sudoku.logic.predict import LtnPredictor
+from ltn_sudoku.logic.answers.predict import LtnPredictor
+from ltn_sudoku.logic.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
+from ltn_sudoku.logic.evaluation.evaluate import evaluate
+from ltn_sudoku.logic.kinds import train
 from ltn_sudoku.logic.schema import compose_config
-from ltn_sudoku.logic.train import train
 from ltn_sudoku.paths import REPO_ROOT
 
 TINY = [
@@ -55,6 +56,27 @@ def test_a_run_writes_checkpoints_metrics_and_tensorboard(trained: Path) -> None
     assert payload["config"]["model"]["size"] == 4
     assert set(payload["extra"]) >= {"is_correct_threshold", "has_solution_threshold", "techniques"}
     assert (trained / "best.pt").stat().st_size < 2_000_000
+
+
+def test_tensorboard_shows_hasvalue_on_fixed_validation_boards(trained: Path) -> None:
+    """Each validation draws hasValue on 4 fixed solvable validation boards (render/raster.py) into TensorBoard's
+    images, and logs what validation and the pictures cost."""
+    import io
+
+    from PIL import Image
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from ltn_sudoku.render.raster import hasvalue_image
+
+    (events,) = [e for e in (trained / "tb").glob("events.out.tfevents.*")]
+    run = EventAccumulator(str(events), size_guidance={"images": 0}).Reload()
+    (image,) = run.Images("val/hasValue")  # one epoch: one validation
+    pixels = np.asarray(Image.open(io.BytesIO(image.encoded_image_string)).convert("RGB"))
+    one = hasvalue_image(np.zeros(16, dtype=int), np.full((16, 4), 0.25))  # the size of one board's picture
+    assert pixels.shape[0] >= one.shape[0] and pixels.shape[1] >= 4 * one.shape[1]  # four boards side by side
+    assert pixels.std() > 20  # drawn, not blank
+    tags = run.Tags()["scalars"]
+    assert {"time/validation_seconds", "time/pictures_seconds"} <= set(tags)
 
 
 def test_checkpoint_to_evaluate_to_predict(trained: Path, tmp_path: Path) -> None:
@@ -105,7 +127,7 @@ def test_init_from_starts_from_the_checkpoint_weights(trained: Path, tmp_path: P
 
 def test_a_warm_start_carries_its_parents_boards_into_the_held_out_check(trained: Path, tmp_path: Path) -> None:
     """Evaluation must hold out the boards the parent run trained on too, not only the warm-started run's own."""
-    from ltn_sudoku.logic.evaluate import seen_boards, training_boards
+    from ltn_sudoku.logic.evaluation.evaluate import seen_boards, training_boards
 
     child = tmp_path / "child"
     train(config(child, "train.epochs=1", "seed=7", f"train.init_from={trained / 'last.pt'}"))
@@ -220,8 +242,8 @@ def test_a_board_file_joins_the_training_puzzles_under_its_stated_origin(tmp_pat
     in metrics.json as the config states it (generated, never Kaggle); an unsolvable board is refused at its line."""
     from ltn_sudoku.generate import generate
     from ltn_sudoku.io import FormatError, write_boards
-    from ltn_sudoku.logic import data
-    from ltn_sudoku.logic.model import ModelConfig
+    from ltn_sudoku.logic.board import data
+    from ltn_sudoku.logic.groundings.model import ModelConfig
 
     path = tmp_path / "states.txt"
     write_boards(path, [r.board for r in generate(4, "open_solvable", 6, seed=9)])

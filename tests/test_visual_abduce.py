@@ -9,7 +9,7 @@ from torch import nn
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import random_solutions
-from ltn_sudoku.logic.operators import build_operators
+from ltn_sudoku.logic.kb.operators import build_operators
 from ltn_sudoku.logic.visual.abduce import NO_GRID, abduced_grids
 from ltn_sudoku.logic.visual.boards import BoardImages
 from ltn_sudoku.logic.visual.objective import abduced_satisfaction

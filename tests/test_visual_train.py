@@ -14,11 +14,10 @@ import pytest
 import torch
 from omegaconf import DictConfig
 
-from ltn_sudoku.logic.checkpoint import load_checkpoint, save_checkpoint
-from ltn_sudoku.logic.config_check import check_command_line, check_config
-from ltn_sudoku.logic.load import load_model
+from ltn_sudoku.logic.checkpoints import load_checkpoint, save_checkpoint
+from ltn_sudoku.logic.commands.check import check_command_line, check_config
+from ltn_sudoku.logic.kinds import load_model, train
 from ltn_sudoku.logic.schema import compose_config
-from ltn_sudoku.logic.train import train
 from ltn_sudoku.logic.visual.boards import VisualBoards
 from ltn_sudoku.logic.visual.data import VisualData, build_data
 from ltn_sudoku.logic.visual.decode import CLIP
@@ -170,7 +169,7 @@ def test_a_resumed_visual_run_ends_where_an_uninterrupted_one_does(tmp_path: Pat
     """train.resume=last.pt: one epoch, then the second from the checkpoint (optimizer, the seeded generator of the
     batches and augmentation, best, stale) gives the weights of two epochs in one go, also from a last.pt of the visual
     trainer before the loop was shared; a best.pt is refused."""
-    from ltn_sudoku.logic.checkpoint import CheckpointError
+    from ltn_sudoku.logic.checkpoints import CheckpointError
 
     train(config(tmp_path / "whole"))
     train(config(tmp_path / "first", "train.epochs=1"))

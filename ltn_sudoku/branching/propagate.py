@@ -1,7 +1,7 @@
 """The knowledge base's rules evaluated crisply on one branch state: what the LTN side's semantics force, nothing more.
 
 A state is the board's digits (givens plus digits placed by propagation or guessed), 0 = open. With the KB's
-predicates read crisply (logic/axioms.py, Gödel semantics):
+predicates read crisply (logic/kb/axioms.py, Gödel semantics):
 - isPossible(c, v): c is open and no peer of c holds v (the only candidates there are: no elimination technique);
 - forced placements: a cell with exactly one possible digit (the seed's Naked Single) and a digit missing from a unit
   with exactly one possible place there (Hidden Single), all applied at once, repeated until nothing changes;

@@ -28,8 +28,9 @@ from ltn_sudoku.branching.propagate import CONTRADICTION, SOLVED, Crisp, propaga
 
 @dataclass
 class SolveResult:
-    """What the search found and what it cost."""
+    """What the search found and what it cost; `as_dict` is its one JSON form (every command prints it)."""
 
+    limit: int = 1  # the solutions asked for: "solved" means unique only when it is 2 or more
     solutions: list[Board] = field(default_factory=list)
     complete: bool = True  # False only when `max_nodes` cut the search (never by default)
     nodes: int = 0
@@ -49,8 +50,10 @@ class SolveResult:
         return "none" if self.complete else "cut"
 
     def as_dict(self) -> dict[str, object]:
-        """JSON-ready (classify-board's `ltn.complete_solver`); "cut" in the verdict says a node cap stopped it."""
-        return {"verdict": self.verdict, "solutions": [b.to_line() for b in self.solutions], "nodes": self.nodes,
+        """JSON-ready: classify-board's `ltn.complete_solver` and `ltn-sudoku solve --ltn --complete --json` alike;
+        "cut" in the verdict says a node cap stopped it."""
+        return {"limit": self.limit, "verdict": self.verdict, "solutions": [b.to_line() for b in self.solutions],
+                "nodes": self.nodes,
                 "wrong_guesses": self.wrong_guesses, "order_calls": self.order_calls,
                 "first_solution_nodes": self.first_solution_nodes,
                 "first_solution_wrong_guesses": self.first_solution_wrong_guesses,
@@ -76,7 +79,7 @@ class _Search:
         self.order = order
         self.limit = limit
         self.max_nodes = max_nodes
-        self.result = SolveResult()
+        self.result = SolveResult(limit=limit)
 
     def run(self, values: np.ndarray) -> int:
         """Solutions found under this state (stops at the limit)."""

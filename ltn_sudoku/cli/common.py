@@ -31,7 +31,7 @@ from ltn_sudoku.io.locks import LockBusy, LockError, owner_text
 from ltn_sudoku.questions.engine import Engine, build
 from ltn_sudoku.questions.memory import MemoryTracker
 
-OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".html": "html", ".htm": "html"}
 BOARD_NAME = "<board>"
 
 
@@ -93,11 +93,11 @@ def out_format(out: Path) -> str:
     return kind
 
 
-OUTPUT_OPTIONS: tuple[str, ...] = ("out", "stats_out")  # the options of any subcommand that name a file to write
+OUTPUT_OPTIONS: tuple[str, ...] = ("out", "stats_out", "html")  # the options of any subcommand that name a file to write
 
 
 def refuse_writing_over_input(args: argparse.Namespace) -> None:
-    """A usage error (exit 2, before anything is written) when a file option to write (--out, --stats-out) is the
+    """A usage error (exit 2, before anything is written) when a file option to write (--out, --stats-out, --html) is the
     input file itself: the same file by any name, a symbolic or a hard link included."""
     path = getattr(args, "path", None)
     if path in (None, "-"):

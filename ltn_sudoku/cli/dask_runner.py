@@ -2,9 +2,10 @@
 cluster (a LocalCluster by default, or any scheduler address, e.g. one started by dask-jobqueue on SLURM; docs/cli.md).
 
 The client reads the input (streamed) and cuts it into the chunks the one-machine path uses; each chunk is a
-partition, answered on a worker by the same Answerer (questions.classify_boards). As each partition finishes, the
-client writes it atomically into RESULTS.parts/part-NNNNNNNN.json; a run that stops (interrupted, a worker or the
-client killed, a bad row) leaves the finished partitions there, and the same command resumes with the missing ones.
+partition, answered and written on a worker by the same pipeline (answering.write_chunk: the Answerer, then the
+command's writer, so only text comes back). As each partition finishes, the client writes it atomically into
+RESULTS.parts/part-NNNNNNNN.json; a run that stops (interrupted, a worker or the client killed, a bad row) leaves the
+finished partitions there, and the same command resumes with the missing ones.
 At the end the parts are joined in input order into RESULTS (atomically) and the folder is removed.
 
 What a resume trusts: RESULTS.parts/run.json, written atomically before any part, records the input (its real path,
@@ -45,33 +46,31 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, TextIO
 
 from tqdm import tqdm
 
+from ltn_sudoku.answering import Answerer, Chunk, Writer, write_chunk
 from ltn_sudoku.cli import UsageError
 from ltn_sudoku.cli.allocator import MMAP_THRESHOLD
-from ltn_sudoku.cli.results import ResultsFile, csv_header
-from ltn_sudoku.io import BoardRecord, atomic_write_text
+from ltn_sudoku.cli.results import ResultsFile
+from ltn_sudoku.io import atomic_write_text
 from ltn_sudoku.io.digest import stream_sha256
 
 if TYPE_CHECKING:
     from dask.typing import Key
     from distributed import Client
 
-    from ltn_sudoku.cli.classify import Answerer
-
 TRIM_VARIABLE = "MALLOC_TRIM_THRESHOLD_"  # Dask sets it for every worker; glibc then stops adapting its thresholds
 MMAP_VARIABLE = "MALLOC_MMAP_THRESHOLD_"  # allocations above it are mapped afresh each time (page faults)
 WINDOW_PER_WORKER = 3  # partitions in flight per worker: every worker busy, flat memory on the client
 LOCAL = "local"
-Chunk = list[tuple[int, BoardRecord]]
 
 _ANSWERERS: dict[str, Answerer] = {}  # per worker process: the run's Answerer, so engines and models load once
 
 
-def answer_partition(token: str, answerer: Answerer, chunk: Chunk) -> tuple[str, dict[str, int], int, bool]:
-    """On a worker: one partition's rendered answers, the count of each kind of board, its number of boards, and
+def answer_partition(token: str, answerer: Answerer, writer: Writer,
+                     chunk: Chunk) -> tuple[str, dict[str, int], int, bool]:
+    """On a worker: one partition's written answers, the count of each kind of board, its number of boards, and
     whether the worker's allocator maps every large array afresh (slow_allocator)."""
-    cached = _ANSWERERS.setdefault(token, answerer)
-    text, kinds = cached(chunk)
-    return text, dict(kinds), len(chunk), slow_allocator(os.environ)
+    done = write_chunk(_ANSWERERS.setdefault(token, answerer), writer, chunk)
+    return done.text, dict(done.kinds), done.boards, slow_allocator(os.environ)
 
 
 def slow_allocator(environ: Mapping[str, str]) -> bool:
@@ -125,9 +124,12 @@ def _input_identity(path: str) -> tuple[dict[str, object], tuple[int, int]]:
             (stat.st_size, stat.st_mtime_ns))
 
 
-def _run_description(answerer: Answerer, identity: dict[str, object], out_kind: str) -> dict[str, object]:
-    """What a resumed run must share with the stopped one: the input, the output kind, the options."""
+def _run_description(answerer: Answerer, writer: Writer, identity: dict[str, object],
+                     out_kind: str) -> dict[str, object]:
+    """What a resumed run must share with the stopped one: the input, the output kind, the options (the answerer's
+    and the writer's)."""
     options = {k: str(v) for k, v in asdict(answerer).items() if not k.startswith("_") and k != "visual"}
+    options["writer"] = repr(writer)  # a dataclass's repr: its name and fields (a CSV's columns)
     return {**identity, "output": out_kind, "options": options}
 
 
@@ -180,16 +182,17 @@ def dask_client(scheduler: str, workers: int) -> Iterator[Client]:
         yield client
 
 
-def run_on_dask(answerer: Answerer, path: str, chunks: Iterator[Chunk], out: Path, out_kind: str, scheduler: str,
-                workers: int, show: Callable[[int], None], log: TextIO | None = None) -> Counter[str]:
-    """Answer every chunk on the cluster, write each as it finishes, then join them into `out` in input order; the
-    count of each kind of board. `show(boards)` advances the progress bar; `log` gets a line per partition. The
-    caller holds the lock of `out` (common.output_lock)."""
+def run_on_dask(answerer: Answerer, writer: Writer, path: str, chunks: Iterator[Chunk], out: Path, out_kind: str,
+                scheduler: str, workers: int, show: Callable[[int], None],
+                log: TextIO | None = None) -> Counter[str]:
+    """Answer and write every chunk on the cluster, store each as it finishes, then join them into `out` in input
+    order (the writer's head, the parts, its tail); the count of each kind of board. `show(boards)` advances the
+    progress bar; `log` gets a line per partition. The caller holds the lock of `out` (common.output_lock)."""
     from distributed import as_completed
 
     folder = parts_folder(out)
     identity, before = _input_identity(path)
-    _prepare_folder(folder, _run_description(answerer, identity, out_kind))
+    _prepare_folder(folder, _run_description(answerer, writer, identity, out_kind))
     token = uuid.uuid4().hex
     total = 0
     with dask_client(scheduler, workers) as client:
@@ -228,7 +231,7 @@ def run_on_dask(answerer: Answerer, path: str, chunks: Iterator[Chunk], out: Pat
             if done is not None:
                 progress(index, int(done["boards"]), "already written (resumed)")
                 continue
-            future = client.submit(answer_partition, token, answerer, chunk, key=f"classify-{token}-{index}")
+            future = client.submit(answer_partition, token, answerer, writer, chunk, key=f"classify-{token}-{index}")
             indices[future.key] = index
             pending.add(future)
             in_flight += 1
@@ -242,21 +245,22 @@ def run_on_dask(answerer: Answerer, path: str, chunks: Iterator[Chunk], out: Pat
     if (stat.st_size, stat.st_mtime_ns) != before:
         raise UsageError(f"{path} changed while it was read: its answers would mix two versions; remove {folder} "
                          "and run again")
-    return _join(folder, total, out, out_kind, answerer.columns)
+    return _join(folder, total, out, writer)
 
 
-def _join(folder: Path, total: int, out: Path, out_kind: str, columns: list[str]) -> Counter[str]:
-    """The parts, in input order, into `out` (atomically); the folder is removed once `out` is in place."""
+def _join(folder: Path, total: int, out: Path, writer: Writer) -> Counter[str]:
+    """The parts, in input order, between the writer's head and tail into `out` (atomically); the folder is removed
+    once `out` is in place."""
     kinds: Counter[str] = Counter()
     with ResultsFile(out) as results:
-        if out_kind == "csv":
-            results.write([csv_header(columns)])
+        results.write([writer.head()])
         for index in range(total):
             part = _read_part(folder, index)
             if part is None:  # removed by hand while this run held the lock: the folder cannot be trusted
                 raise UsageError(f"partition {index} is missing from {folder}: remove the folder and run again")
             results.write([str(part["text"])])
             kinds.update(part["kinds"])
+        results.write([writer.tail(sum(kinds.values()))])
         results.commit()
     shutil.rmtree(folder, ignore_errors=True)
     return kinds

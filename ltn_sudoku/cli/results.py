@@ -1,18 +1,24 @@
-"""Results files written as the answers come (constant memory) and made visible atomically at the end, and the CSV
-columns of classify: every JSON key flattened into one fixed set of columns chosen by the options, the same for every
-row of a file whatever each board's answer holds (docs/cli.md lists them)."""
+"""classify's writers (readable text, JSON Lines, CSV: each turns a chunk of answering.Answered into text, see
+ltn_sudoku/answering.py), results files written as the answers come (constant memory) and made visible atomically at
+the end, and the CSV columns of classify: every JSON key flattened into one fixed set of columns chosen by the
+options, the same for every row of a file whatever each board's answer holds (docs/cli.md lists them)."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
+from ltn_sudoku.answering import Answered
 from ltn_sudoku.cli import UsageError
 from ltn_sudoku.io.writers import AtomicFile
+from ltn_sudoku.questions.text import render_report
+from ltn_sudoku.render.ltn import answers_svg
+from ltn_sudoku.render.report import board_section, page_head, page_tail, report_pictures
 
 BASE_COLUMNS: tuple[str, ...] = (
     "index", "line", "id", "size", "board", "givens", "closed", "valid", "conflicts", "solvable", "solutions",
@@ -90,6 +96,85 @@ def csv_header(columns: list[str]) -> str:
 
 def json_line(answer: Mapping[str, object]) -> str:
     return json.dumps(answer) + "\n"
+
+
+@dataclass(frozen=True)
+class TextWriter:
+    """Readable reports (questions.text), a blank line after each; titled by the input's name (and, when it holds
+    several boards, each board's number and line)."""
+
+    name: str
+    single: bool
+
+    def head(self) -> str:
+        return ""
+
+    def __call__(self, answers: Sequence[Answered]) -> str:
+        return "".join(render_report(a.report, self.name if self.single else
+                                     f"{self.name}, board {a.index + 1} (line {a.record.line})") + "\n\n"
+                       for a in answers)
+
+    def tail(self, boards: int) -> str:
+        return ""
+
+
+def _answer_dict(answer: Answered, moves: bool) -> dict[str, object]:
+    """One board's JSON object: where it is in the input, then its report (with or without the move list)."""
+    return {"index": answer.index, "line": answer.record.line, "id": answer.record.fields.get("id"),
+            **answer.report.as_dict(moves=moves)}
+
+
+@dataclass(frozen=True)
+class JsonLinesWriter:
+    """One JSON object per board and line, every move included."""
+
+    def head(self) -> str:
+        return ""
+
+    def __call__(self, answers: Sequence[Answered]) -> str:
+        return "".join(json_line(_answer_dict(a, moves=True)) for a in answers)
+
+    def tail(self, boards: int) -> str:
+        return ""
+
+
+@dataclass(frozen=True)
+class HtmlWriter:
+    """One self-contained HTML page (render/report.py): per board its answers, the solving path as a step-through
+    and the LTN's picture; the number of boards is written in the footer (the page's header takes it from there)."""
+
+    title: str
+    open_first: int = 1  # sections open when the page loads
+
+    def head(self) -> str:
+        return page_head(self.title)
+
+    def __call__(self, answers: Sequence[Answered]) -> str:
+        parts = []
+        for a in answers:
+            board = _answer_dict(a, moves=True)  # the LTN picture reads the moves' confidences
+            parts.append(board_section(a.index, board, report_pictures(a.report), answers_svg(board),
+                                       opened=a.index < self.open_first))
+        return "".join(parts)
+
+    def tail(self, boards: int) -> str:
+        return page_tail(boards)
+
+
+@dataclass(frozen=True)
+class CsvWriter:
+    """CSV rows of fixed columns (csv_columns), after a header line."""
+
+    columns: list[str]
+
+    def head(self) -> str:
+        return csv_header(self.columns)
+
+    def __call__(self, answers: Sequence[Answered]) -> str:
+        return csv_lines(self.columns, (_answer_dict(a, moves=False) for a in answers))
+
+    def tail(self, boards: int) -> str:
+        return ""
 
 
 class ResultsFile:

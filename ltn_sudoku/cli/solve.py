@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import json
+from contextlib import nullcontext
 from pathlib import Path
+from typing import Sequence, cast
 
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.cli import UsageError
@@ -21,9 +23,10 @@ from ltn_sudoku.cli.common import (
 )
 from ltn_sudoku.io import BoardRecord, parse_board_text
 from ltn_sudoku.io.writers import atomic_write_text
-from ltn_sudoku.questions.engine import SolveResult
+from ltn_sudoku.questions.engine import Engine, SolveResult
 from ltn_sudoku.questions.memory import MemoryTracker
 from ltn_sudoku.render import step_svg
+from ltn_sudoku.render.report import HtmlReport, step_pictures
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -40,6 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object per board (JSON Lines)")
     p.add_argument("--svg", type=Path, metavar="DIR",
                    help="--explain: also draw every step as DIR/board<B>_step<S>.svg (HoDoKu's colours)")
+    p.add_argument("--html", type=Path, metavar="REPORT.html",
+                   help="--explain: also write one self-contained HTML page (opens from disk, no network) with each "
+                        "board's solving path to step through (buttons, arrow keys), every step drawn")
     p.add_argument("--no-fallback", action="store_true", help="stop when no technique applies instead of searching")
     p.add_argument("--stats", action="store_true", help="print the per-technique statistics at the end")
     p.add_argument("--stats-out", type=Path, metavar="FILE", help="write the statistics to FILE (.csv or .json)")
@@ -114,15 +120,12 @@ def _stats_out(path: Path) -> str:
 
 def run_ltn(args: argparse.Namespace) -> int:
     """`solve --ltn`: LTN-guided search per board; the verdict, the board found and what it cost."""
-    from ltn_sudoku.logic.checkpoint import CheckpointError
-    from ltn_sudoku.logic.predict import LtnPredictor
-    from ltn_sudoku.logic.search import guided_search
+    from ltn_sudoku.logic.answers.predict import LtnPredictor, complete_solver_line
+    from ltn_sudoku.logic.answers.search import guided_search
+    from ltn_sudoku.logic.checkpoints import CheckpointError
 
     if args.budget < 1:
         raise UsageError(f"--budget {args.budget}: expected a positive number of boards")
-    if args.complete:
-        from ltn_sudoku.branching.solver import solve as solve_complete
-        from ltn_sudoku.logic.model_order import ModelOrder
     out_kind = out_format(args.out) if args.out is not None else None
     name, records = read_input(args)
     models: dict[int, LtnPredictor | None] = {}
@@ -140,11 +143,7 @@ def run_ltn(args: argparse.Namespace) -> int:
         if predictor is None:
             data.update(LtnPredictor.unavailable(n))
         elif args.complete:
-            found = solve_complete(record.board, ModelOrder(predictor.model, "hasValue", predictor.path))
-            data.update({"verdict": "solved" if found.solutions else "refuted",
-                         "solution": found.solutions[0].to_line() if found.solutions else None, "nodes": found.nodes,
-                         "wrong_guesses": found.wrong_guesses, "model_calls": found.order_calls,
-                         "cpu_seconds": round(found.cpu_seconds, 4)})
+            data.update(predictor.complete_solver(record.board))  # classify-board's ltn.complete_solver
         else:
             data.update(guided_search(predictor.model, record.board, budget=args.budget).as_dict())
         if out_kind is not None:
@@ -156,13 +155,11 @@ def run_ltn(args: argparse.Namespace) -> int:
             if "verdict" not in data:
                 print(f"{title}: {data['reason']}\n", flush=True)
                 continue
-            line = (f"{title}: complete LTN-guided solver {data['verdict']} after {data['nodes']} nodes "
-                    f"({data['wrong_guesses']} wrong guesses, {data['model_calls']} model calls, "
-                    f"{data['cpu_seconds']} CPU s)" if args.complete else
+            found = (cast(list, data["solutions"]) or [None])[0] if args.complete else data["solution"]
+            line = (f"{title}: {complete_solver_line(data)}" if args.complete else
                     f"{title}: LTN-guided search {data['verdict']} after {data['nodes']} refined boards "
                     f"({data['branches']} branchings, {data['cpu_seconds']} CPU s)")
-            print(line + (f"\n{parse_board_text(str(data['solution'])).draw()}" if data["solution"] else "") + "\n",
-                  flush=True)
+            print(line + (f"\n{parse_board_text(str(found)).draw()}" if found else "") + "\n", flush=True)
     if out_kind is not None:
         write_results(args.out, out_kind, results)
         solved = sum(r.get("verdict") == "solved" for r in results)
@@ -170,24 +167,17 @@ def run_ltn(args: argparse.Namespace) -> int:
     return 0
 
 
-def run(args: argparse.Namespace) -> int:
-    if args.complete and not args.ltn:
-        raise UsageError("--complete goes with --ltn (the complete LTN-guided solver)")
-    if args.svg is not None and (args.ltn or not args.explain):
-        raise UsageError("--svg goes with --explain (and not with --ltn)")
-    if args.ltn:
-        return run_ltn(args)
-    out_kind = out_format(args.out) if args.out is not None else None
-    stats_kind = _stats_out(args.stats_out) if args.stats_out is not None else None
-    tracker = MemoryTracker()
-    engine = engine_from_args(args, tracker, fallback=not args.no_fallback)
-    name, records = read_input(args)
+def _solve_all(args: argparse.Namespace, engine: Engine, name: str, records: Sequence[BoardRecord],
+               out_kind: str | None, html: HtmlReport | None) -> list[dict[str, object]]:
+    """Solve each board; print it (text or JSON), draw it (--svg, --html) or keep its row for --out."""
     results = []
     for index, record in enumerate(progress(records, writing_file=out_kind is not None)):
         result = engine.solve(record.board)
         data = result_dict(index, record, result)
         if args.svg is not None:
             write_step_svgs(args.svg, index + 1, result)
+        if html is not None:
+            html.add(data, step_pictures(result.puzzle, result.steps))
         if out_kind is not None:
             results.append(data if out_kind == "jsonl" else {**data, "steps": len(result.steps)})
         elif args.json:
@@ -195,6 +185,28 @@ def run(args: argparse.Namespace) -> int:
         else:
             title = name if len(records) == 1 else f"{name}, board {index + 1} (line {record.line})"
             print(_text(title, result, args.explain) + "\n", flush=True)
+    return results
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.complete and not args.ltn:
+        raise UsageError("--complete goes with --ltn (the complete LTN-guided solver)")
+    for option in ("svg", "html"):
+        if getattr(args, option) is not None and (args.ltn or not args.explain):
+            raise UsageError(f"--{option} goes with --explain (and not with --ltn)")
+    if args.html is not None and args.html.suffix.lower() not in (".html", ".htm"):
+        raise UsageError(f"--html {args.html}: expected a file name ending in .html")
+    if args.ltn:
+        return run_ltn(args)
+    out_kind = out_format(args.out) if args.out is not None else None
+    stats_kind = _stats_out(args.stats_out) if args.stats_out is not None else None
+    tracker = MemoryTracker()
+    engine = engine_from_args(args, tracker, fallback=not args.no_fallback)
+    name, records = read_input(args)
+    with HtmlReport(args.html, title=f"ltn-sudoku solve: {name}") if args.html is not None else nullcontext() as html:
+        results = _solve_all(args, engine, name, records, out_kind, html)
+    if args.html is not None:
+        print(f"{name}: {len(records)} boards, every step drawn -> {args.html}")
     if out_kind is not None:
         write_results(args.out, out_kind, results)
         solved = sum(bool(r["solved"]) for r in results)

@@ -3,7 +3,7 @@ and flocked while the run lasts.
 
 A second run on the same thing is refused (LockBusy); a lock whose run is over (its pid no longer runs on this host,
 or the file was left empty long ago) is taken over with a note on stderr, never shared. classify-board's results files
-(ltn_sudoku/cli/common.py: output_lock, OUT.lock) and training run folders (ltn_sudoku/logic/runtime.py: RUN/train.lock)
+(ltn_sudoku/cli/common.py: output_lock, OUT.lock) and training run folders (ltn_sudoku/logic/training/runtime.py: RUN/train.lock)
 hold such a lock. It lives in io, below both, and raises its own errors: each caller words them for its users.
 """
 

@@ -15,9 +15,8 @@ with the code that reads them (a task's monitors, the loop's schedules, the oper
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
-from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from hydra import compose, initialize_config_dir
@@ -26,6 +25,8 @@ from hydra.core.global_hydra import GlobalHydra
 from omegaconf import MISSING, DictConfig, OmegaConf
 
 from ltn_sudoku.logic.board.task import MONITORS
+from ltn_sudoku.logic.fields import Rule, at_least, existing_file, non_negative, number, one_of, p_mean, positive, ruled
+from ltn_sudoku.logic.groundings.hasvalue import MessagePassingConfig, ReaderConfig, RecurrentConfig
 from ltn_sudoku.logic.groundings.model import SOLUTION_INPUTS
 from ltn_sudoku.logic.kb.operators import FAMILIES
 from ltn_sudoku.logic.training.loop import LR_SCHEDULES
@@ -34,49 +35,6 @@ from ltn_sudoku.logic.visual.train import VISUAL_MONITORS
 from ltn_sudoku.paths import CONF_DIR, data_home
 
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
-
-
-@dataclass(frozen=True)
-class Rule:
-    """What one field accepts beyond its type: `accepts(value)`, and the words that say so in an error."""
-
-    accepts: Callable[[Any], bool]
-    expected: str
-
-
-def _number(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
-
-
-def _ruled(rule: Rule, default: Any = MISSING) -> Any:
-    return field(default=default, metadata={"rule": rule})
-
-
-def at_least(low: int, default: Any = MISSING) -> Any:
-    """An integer >= low."""
-    return _ruled(Rule(lambda v: v >= low, f"expected an integer >= {low}"), default)
-
-
-def positive(default: Any = MISSING) -> Any:
-    return _ruled(Rule(lambda v: _number(v) and v > 0, "expected a number > 0"), default)
-
-
-def non_negative(default: Any = MISSING) -> Any:
-    return _ruled(Rule(lambda v: _number(v) and v >= 0, "expected a number >= 0"), default)
-
-
-def p_mean(default: Any = MISSING) -> Any:
-    """p of a pMean quantifier: below 1 it is no longer a mean that approaches min / max."""
-    return _ruled(Rule(lambda v: _number(v) and v >= 1, "expected a number >= 1"), default)
-
-
-def one_of(choices: Sequence[str], default: Any = MISSING) -> Any:
-    return _ruled(Rule(lambda v: v in choices, f"expected one of {', '.join(choices)}"), default)
-
-
-def existing_file(default: Any = None) -> Any:
-    """A path to read (a checkpoint to resume or evaluate): null, or a file that exists."""
-    return _ruled(Rule(lambda v: v is None or Path(str(v)).is_file(), "no such file"), default)
 
 
 def _square_side(value: int) -> bool:
@@ -103,7 +61,7 @@ class EvaluateConfig:
     progress: bool = MISSING
     search: SearchConfig = field(default_factory=SearchConfig)
     dead_end_puzzles: int = at_least(0)
-    eval_steps: Optional[int] = _ruled(Rule(lambda v: v is None or v >= 1, "expected null or an integer >= 1"), None)
+    eval_steps: Optional[int] = ruled(Rule(lambda v: v is None or v >= 1, "expected null or an integer >= 1"), None)
     givens_bins: Optional[Any] = None
 
 
@@ -142,11 +100,11 @@ class LogicConfig:
 # ---- models (conf/model) --------------------------------------------------------------------------------------------
 @dataclass
 class LtnModelConfig:
-    """A board model (ltn_sudoku/logic/groundings/model.py): hasValue, hasSolution and recommendsHeuristic. Its grounding's own
-    fields come with the grounding's schema below (one per `model.hasvalue` kind)."""
+    """A board model (ltn_sudoku/logic/groundings/model.py): hasValue, hasSolution and recommendsHeuristic. Its
+    grounding's own fields come with the grounding's schema below (one per `model.hasvalue` kind)."""
 
     name: str = MISSING
-    size: int = _ruled(Rule(_square_side, "expected a board side k*k between 4 and 81 (4, 9, 16, ...)"))
+    size: int = ruled(Rule(_square_side, "expected a board side k*k between 4 and 81 (4, 9, 16, ...)"))
     eval_steps: int = at_least(1)
     kb_every: int = at_least(1)
     detach_every: int = at_least(0, 0)  # truncate backpropagation every so many steps (0 = through all steps)
@@ -156,38 +114,46 @@ class LtnModelConfig:
     solution_hidden: int = at_least(1)
     heuristic_hidden: int = at_least(1)
     techniques: List[str] = MISSING
+    hasvalue: str = MISSING  # the grounding of hasValue: each schema below accepts its own (keys in their old order)
 
 
 @dataclass
-class EvidenceModelConfig(LtnModelConfig):
-    """A board model with the evidence grounding (ltn_sudoku/logic/groundings/hasvalue/evidence.py, RecurrentConfig)."""
+class EvidenceModelConfig(RecurrentConfig, LtnModelConfig):
+    """A board model with the evidence grounding of hasValue: the board model's keys and the grounding's own (its
+    config dataclass, RecurrentConfig, ltn_sudoku/logic/groundings/hasvalue/base.py, declared once with each rule)."""
 
     hasvalue: str = one_of(("evidence",))
-    hidden: int = at_least(1)
-    layers: int = at_least(1)
-    steps: int = at_least(1)
 
 
 @dataclass
-class MessagePassingModelConfig(EvidenceModelConfig):
-    """A board model with the message-passing grounding (ltn_sudoku/logic/groundings/hasvalue/message_passing.py)."""
+class MessagePassingModelConfig(MessagePassingConfig, LtnModelConfig):
+    """A board model with the message-passing grounding of hasValue (its fields: MessagePassingConfig,
+    ltn_sudoku/logic/groundings/hasvalue/message_passing.py)."""
 
     hasvalue: str = one_of(("message_passing",))
-    message_dim: int = at_least(1)  # the width of each relation's message
+
+
+# model.hasvalue -> the schema of a board model with that grounding, registered as `<kind>_schema` (which its
+# conf/model/*.yaml names); tests/test_logic.py checks that every grounding of GROUNDINGS that reads givens has one
+BOARD_SCHEMAS: dict[str, type] = {"evidence": EvidenceModelConfig, "message_passing": MessagePassingModelConfig}
 
 
 @dataclass
-class VisualModelConfig:
-    """A visual model (ltn_sudoku/logic/visual/model.py): hasValue's `visual` grounding, a CNN reader of MNIST cells
-    (ltn_sudoku/logic/groundings/hasvalue/reader.py, ReaderConfig: channels, hidden, pool), and isCorrect on its reading."""
+class _VisualModelKeys:
+    """The keys of a visual model's config before its grounding's (so that they keep their order in a config)."""
 
     name: str = MISSING
-    kind: str = one_of(("visual",), "visual")
-    size: int = _ruled(Rule(lambda v: v in (4, 9), "visual boards are 4x4 or 9x9 (MNIST digits 1-9)"))
-    channels: int = at_least(1)
-    hidden: int = at_least(1)
-    pool: int = _ruled(Rule(lambda v: v in (1, 2), "expected 1 (28x28 input) or 2 (14x14)"))
-    axioms: Optional[List[str]] = _ruled(
+    kind: str = MISSING
+    size: int = ruled(Rule(lambda v: v in (4, 9), "visual boards are 4x4 or 9x9 (MNIST digits 1-9)"))
+
+
+@dataclass
+class VisualModelConfig(ReaderConfig, _VisualModelKeys):
+    """A visual model (ltn_sudoku/logic/visual/model.py): hasValue's `visual` grounding, a CNN reader of MNIST cells
+    (its fields: ReaderConfig, ltn_sudoku/logic/groundings/hasvalue/reader.py), and isCorrect on its reading."""
+
+    kind: str = one_of(("visual",), "visual")  # a config key here (the grounding's own `kind` is not)
+    axioms: Optional[List[str]] = ruled(
         Rule(lambda v: v is None or (len(v) > 0 and all(a in VISUAL_AXIOMS for a in v)),
              f"expected null or some of {', '.join(VISUAL_AXIOMS)}"), None)
 
@@ -270,22 +236,22 @@ class VisualTrainConfig:
     labels_teach_reader: bool = MISSING
     shift: int = at_least(0)
     rotate: float = non_negative()
-    scale: float = _ruled(Rule(lambda v: _number(v) and 0 <= v < 1, "expected a fraction in [0, 1) (0 = off)"))
+    scale: float = ruled(Rule(lambda v: number(v) and 0 <= v < 1, "expected a fraction in [0, 1) (0 = off)"))
     warp_once_explained: bool = MISSING
     progress: bool = MISSING
     monitor: str = one_of(VISUAL_MONITORS)
     abduce_weight: float = non_negative()
     abduce_from_epoch: int = at_least(1)
     abduce_bound: float = positive()
-    self_train_confident: float = _ruled(
-        Rule(lambda v: _number(v) and 0 <= v <= 1, "expected a probability in [0, 1] (0 = off)"))
+    self_train_confident: float = ruled(
+        Rule(lambda v: number(v) and 0 <= v <= 1, "expected a probability in [0, 1] (0 = off)"))
 
 
 # group -> {name in the ConfigStore: schema}; each YAML of the group names one in its defaults list
 SCHEMAS: dict[str | None, dict[str, type]] = {
     None: {"config_schema": RunConfig},
     "logic": {"logic_schema": LogicConfig},
-    "model": {"evidence_schema": EvidenceModelConfig, "message_passing_schema": MessagePassingModelConfig,
+    "model": {**{f"{kind}_schema": schema for kind, schema in BOARD_SCHEMAS.items()},
               "visual_schema": VisualModelConfig},  # one per hasValue grounding (ltn_sudoku.logic.groundings.hasvalue)
     "data": {"generated_schema": GeneratedDataConfig, "visual_schema": VisualDataConfig},
     "train": {"train_schema": TrainConfig, "visual_schema": VisualTrainConfig},
@@ -322,10 +288,12 @@ def rule_violations(cfg: DictConfig, prefix: str = "") -> Iterator[str]:
     schema = OmegaConf.get_type(cfg)
     if not (isinstance(schema, type) and is_dataclass(schema)):
         return
-    declared = {spec.name for spec in fields(schema)}
+    declared = {spec.name for spec in fields(schema) if not spec.metadata.get("omegaconf_ignore")}
     for extra in (key for key in cfg if key not in declared):  # `+key=...` adds keys the schema does not know
         yield f"{prefix}{extra!s}: not a key of {schema.__name__} (retired, or a typo)"
     for spec in fields(schema):
+        if spec.metadata.get("omegaconf_ignore"):
+            continue  # not a config key (a grounding's `kind`)
         key = f"{prefix}{spec.name}"
         if OmegaConf.is_missing(cfg, spec.name):
             yield f"{key}: missing (a required key of {schema.__name__})"

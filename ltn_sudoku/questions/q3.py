@@ -1,7 +1,7 @@
 """Q3 for an open board: which techniques apply now, which to recommend, and the explained solving path.
 
-The answer is a Report section (see questions.ReportSection): JSON keys `heuristics`, `survey`, `recommended`, `steps`,
-`level`, `score`, `guessed`, `stats`, `heuristics_limit`, and readable lines for the text report.
+The answer is a Report section (questions.report.ReportSection): JSON keys `heuristics`, `survey`, `recommended`,
+`steps`, `level`, `score`, `guessed`, `stats`, `heuristics_limit`, and readable lines for the text report.
 
 The survey ("what applies now") costs in proportion to the board's difficulty: by default ("tiered") it tries the
 techniques in order of difficulty (HoDoKu's), a tier at a time (a tier: consecutive techniques of one family), and
@@ -11,9 +11,9 @@ recommendation is the one the complete survey gives, at the cost of the easy fin
 
 Budget. On large or sparse boards some finders (forcing chains, ALS, long chains) and a solving path that tries every
 technique at every step cost minutes, so by default Q3 uses only the families that stay fast on the board's size
-(LARGE_BOARD_FAMILIES from 16x16 up) and a budget of work (Q3_WORK_BUDGET): each finder call costs its family's
-WORK_PER_CANDIDATE times the candidates on the grid, so one board gets one answer on every machine, whatever its speed
-or load. Once half the budget is spent the survey stops; once all of it is, the solving path goes on with search
+(the rows of techniques/families.py flagged `large_boards`, from 16x16 up) and a budget of work (Q3_WORK_BUDGET):
+each finder call costs its family's work rate (the row's `work`) times the candidates on the grid, so one board
+gets one answer on every machine, whatever its speed or load. Once half the budget is spent the survey stops; once all of it is, the solving path goes on with search
 steps. A CPU-time guard (Q3_GUARD_S, several times what the budget costs) remains only as a safety net against a cost
 the model misjudges, and the answer says when it fired. `heuristics_limit` says what was left out (null when nothing
 was); full=True (classify --full-analysis) lifts every limit and surveys completely.
@@ -31,26 +31,15 @@ from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.questions.engine import Applicable, Engine, KnownSolutions, SolveResult
 from ltn_sudoku.questions.memory import MemoryTracker
 from ltn_sudoku.techniques.base import Technique
+from ltn_sudoku.techniques.families import BY_NAME, LARGE_BOARD_FAMILIES
 from ltn_sudoku.techniques.registry import priority
 
 MAX_STEPS_SHOWN = 400  # text report only; JSON always has the whole path
-# The families a default Q3 uses from 16x16 up: each finder of the others took seconds to minutes on one 16x16-81x81
-# board (scripts/bench_classify.py --sizes measures the default answers; docs/cli.md has the figures).
-LARGE_BOARD_FAMILIES: tuple[str, ...] = ("Singles", "Intersections", "Subsets", "Basic Fish", "Uniqueness",
-                                         "Single Digit Patterns", "Wings", "Finned Fish", "Coloring")
-LARGE_BOARD = 16
+LARGE_BOARD = 16  # from this side up, Q3 uses only the families of LARGE_BOARD_FAMILIES (techniques/families.py)
 Survey = Literal["tiered", "complete"]
 SURVEYS: tuple[str, ...] = ("tiered", "complete")
-# Work units per candidate on the grid, for one finder call of each family: about tenths of a microsecond of CPU per
-# candidate, measured on 9x9 boards (30 of top1465 and their solving paths, this project's 2-core machine, issue 29);
-# a cost model, not a clock, so that the budget gives the same answer everywhere.
-WORK_PER_CANDIDATE: dict[str, int] = {
-    "Singles": 1, "Intersections": 3, "Uniqueness": 2, "Coloring": 6, "Wings": 6, "Basic Fish": 8,
-    "Single Digit Patterns": 8, "Subsets": 9, "Finned Fish": 30, "Chains and Loops": 50, "Miscellaneous": 130,
-    "Forcing Chains": 240, "Almost Locked Sets": 300,
-}
 # Work units for the survey and the solving path together (boards up to 16x16, and larger ones). About 10 million
-# units took a CPU second on the machine that measured WORK_PER_CANDIDATE; the costliest of 200 top1465 boards took
+# units took a CPU second on the machine that measured the work rates; the costliest of 200 top1465 boards took
 # 18.5 million (1.15 CPU s), so the 9x9 budget leaves every recorded answer whole (tests/test_q3_answers.py).
 Q3_WORK_BUDGET = (30_000_000, 60_000_000)
 # The CPU-seconds safety net (boards up to 16x16, larger ones): only a cost far beyond the model's reaches it.
@@ -58,7 +47,7 @@ Q3_GUARD_S = (10.0, 60.0)
 
 
 @dataclass(frozen=True)
-class HeuristicsAnswer:
+class Q3Answer:
     """Q3's answer for one board."""
 
     board: Board
@@ -130,8 +119,9 @@ def q3_guard(n: int) -> float:
 
 
 def finder_work(technique: Technique, grid: CandidateGrid) -> int:
-    """The work units one call of the technique's finder costs on the grid (see WORK_PER_CANDIDATE)."""
-    return WORK_PER_CANDIDATE[technique.family] * sum(map(int.bit_count, grid.masks))
+    """The work units one call of the technique's finder costs on the grid: its family's work rate per candidate
+    (every registered technique's family has a row: registry.check_family)."""
+    return BY_NAME[technique.family].work * sum(map(int.bit_count, grid.masks))
 
 
 @dataclass
@@ -189,7 +179,7 @@ def _survey(grid: CandidateGrid, pipeline: Sequence[Technique], mode: Survey,
 
 
 def answer_q3(board: Board, engine: Engine | None = None, full: bool = False,
-              known: KnownSolutions | None = None, survey: Survey = "tiered") -> HeuristicsAnswer:
+              known: KnownSolutions | None = None, survey: Survey = "tiered") -> Q3Answer:
     """Apply the engine to an open board: what applies now (`survey`, see the module docstring), the ranked
     recommendation and the whole path; within the default work budget unless `full`, which also surveys completely.
     `known`: the exact solver's answer for the board when the caller has counted (classify), so that it is not
@@ -230,5 +220,5 @@ def answer_q3(board: Board, engine: Engine | None = None, full: bool = False,
             notes.append(f"safety net: the CPU-time guard ({q3_guard(n):g} s) stopped the finders, so this answer "
                          "depends on the machine's speed and load")
     limit = "; ".join(notes) + " (classify --full-analysis for everything)" if notes else None
-    return HeuristicsAnswer(board, tuple(found), tuple(engine.recommend(found)), result, tracker, limit, mode,
+    return Q3Answer(board, tuple(found), tuple(engine.recommend(found)), result, tracker, limit, mode,
                             len(pipeline))

@@ -300,7 +300,7 @@ def classify_boards(boards: Sequence[Board], backend: str = "auto", heuristics: 
 
     `backend` picks the exact solver (ltn_sudoku.exact); `heuristics` adds Q3 (the techniques that apply, the
     recommendation and the explained solving path) for open boards with consistent givens, using `engine`
-    (default: every technique in HoDoKu's order, with the search fallback) and its `survey` (heuristics.answer_q3).
+    (default: every technique in HoDoKu's order, with the search fallback) and its `survey` (q3.answer_q3).
     By default the answers that can cost more than a few seconds on large boards are limited, and the report says
     so (Report.dead_end_limit, Q3's `heuristics_limit`); `full=True` asks for the whole analysis whatever it costs.
     `sources`: further answers (the LTN's), one section per board each.

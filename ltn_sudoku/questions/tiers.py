@@ -1,7 +1,8 @@
 """Reasoning tiers of puzzles, and the symbolic baselines the evaluation prints beside every learned figure.
 
 The tier of a puzzle is the smallest k such that the technique engine restricted to the techniques of tiers <= k
-(ltn_sudoku.questions.engine.Engine with fallback=False) solves it:
+(ltn_sudoku.questions.engine.Engine with fallback=False) solves it (a family's tier is its row's in
+ltn_sudoku/techniques/families.py):
 
     T1 singles: Full House, Naked Single, Hidden Single
     T2 + intersections: Locked Candidates Type 1 (Pointing) and Type 2 (Claiming), Locked Pair, Locked Triple
@@ -31,7 +32,6 @@ it reaches the same board as the engine restricted to T1 (singles are confluent)
 
 from __future__ import annotations
 
-import importlib
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
@@ -45,7 +45,8 @@ from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.exact import solve_batch
 from ltn_sudoku.questions.engine import Engine
 from ltn_sudoku.techniques.base import Technique
-from ltn_sudoku.techniques.registry import FAMILY_MODULES, priority
+from ltn_sudoku.techniques.families import FAMILIES, family_of
+from ltn_sudoku.techniques.registry import all_techniques
 
 NO_SOLUTION = 0
 SEARCH_TIER = 6
@@ -59,17 +60,11 @@ TIER_NAMES: tuple[str, ...] = (
     "T5 + chains/ALS/Sue de Coq",
     "T6 forcing chains or search",
 )
-# Family modules of ltn_sudoku/techniques (registry.FAMILY_MODULES) per tier; together they are all of them.
+# The technique families of each tier (the tier of a family is its row's in techniques/families.py).
 TIER_FAMILIES: dict[int, tuple[str, ...]] = {
-    1: ("singles",),
-    2: ("intersections",),
-    3: ("subsets",),
-    4: ("fish", "single_digit", "wings", "coloring", "uniqueness"),
-    5: ("chains", "als", "sue_de_coq"),
-    6: ("forcing",),
-}
-if sorted(f for fams in TIER_FAMILIES.values() for f in fams) != sorted(FAMILY_MODULES):
-    raise RuntimeError("TIER_FAMILIES must place every family of registry.FAMILY_MODULES in exactly one tier")
+    tier: tuple(f.name for f in FAMILIES if f.tier == tier) for tier in (*LOGIC_TIERS, SEARCH_TIER)}
+if sum(map(len, TIER_FAMILIES.values())) != len(FAMILIES):
+    raise RuntimeError("techniques/families.py: every family's tier must be one of 1-6")
 
 _MAX_STEPS = 100_000  # the engine's own guard
 
@@ -79,11 +74,8 @@ def tier_techniques(tier: int) -> tuple[str, ...]:
     """Names of the techniques of tiers <= `tier` (1..6), tier by tier, HoDoKu's order within a tier."""
     if tier not in TIER_FAMILIES:
         raise ValueError(f"tier must be one of {sorted(TIER_FAMILIES)}, got {tier}")
-    names: list[str] = []
-    for k in range(1, tier + 1):
-        own = [t for f in TIER_FAMILIES[k] for t in importlib.import_module(f"ltn_sudoku.techniques.{f}").TECHNIQUES]
-        names.extend(t.name for t in sorted(own, key=priority))
-    return tuple(names)
+    pool = all_techniques()  # HoDoKu's order
+    return tuple(t.name for k in range(1, tier + 1) for t in pool if family_of(t.family).tier == k)
 
 
 def tier_engine(tier: int) -> Engine:

@@ -23,8 +23,8 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.branching.propagate import Crisp
 from ltn_sudoku.logic.device import device_of, to_numpy
 from ltn_sudoku.logic.groundings.grounding import one_hot_givens
-from ltn_sudoku.logic.kinds import load_model
 from ltn_sudoku.logic.groundings.model import LtnSudoku, describe_inputs
+from ltn_sudoku.logic.kinds import load_model
 
 
 def default_name(path: Path) -> str:

@@ -32,8 +32,8 @@ import torch
 
 from ltn_sudoku.board import Board, geometry
 from ltn_sudoku.branching.solver import solve as solve_complete
-from ltn_sudoku.logic.device import device_of, to_list, to_numpy
-from ltn_sudoku.logic.groundings.grounding import encode_boards, one_hot_givens
+from ltn_sudoku.logic.answers.model_order import ModelOrder
+from ltn_sudoku.logic.answers.search import guided_search
 from ltn_sudoku.logic.board.inference import (
     candidate_moves,
     dead_end_probabilities,
@@ -42,11 +42,12 @@ from ltn_sudoku.logic.board.inference import (
     is_valid_assignment,
     reach,
 )
-from ltn_sudoku.logic.kinds import load_model, shipped_checkpoint
+from ltn_sudoku.logic.checkpoints import shipped_checkpoint
+from ltn_sudoku.logic.device import device_of, to_list, to_numpy
+from ltn_sudoku.logic.groundings.grounding import encode_boards, one_hot_givens
 from ltn_sudoku.logic.groundings.model import LtnSudoku
-from ltn_sudoku.logic.answers.model_order import ModelOrder
 from ltn_sudoku.logic.kb.operators import Operators
-from ltn_sudoku.logic.answers.search import guided_search
+from ltn_sudoku.logic.kinds import load_model
 from ltn_sudoku.paths import CHECKPOINTS_DIR
 
 BATCH_BOARDS = 64  # boards per model pass in LtnAnswers.sections: bounded memory, full batches
@@ -114,12 +115,12 @@ class LtnPredictor:
         except ValueError:
             return str(self.path)
 
-    def complete_solver(self, board: Board, limit: int) -> dict[str, Any]:
+    def complete_solver(self, board: Board, limit: int = 1) -> dict[str, Any]:
         """The complete solver's answer on one open board, steered by this model's hasValue: up to `limit` solutions
         or a proof of none ("solved" with a limit of 2 or more means unique)."""
         if self._order is None:
             self._order = ModelOrder(self.model, "hasValue", self.path)
-        return {"limit": limit, **solve_complete(board, self._order, limit=limit).as_dict()}
+        return solve_complete(board, self._order, limit=limit).as_dict()
 
     def answer(self, board: Board) -> dict[str, Any]:
         """The `ltn` JSON value for one board."""

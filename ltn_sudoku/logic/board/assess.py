@@ -15,9 +15,13 @@ import torch
 
 from ltn_sudoku.exact import count_solutions_batch
 from ltn_sudoku.logic.board.data import CLOSED_VALID, SOLVABLE, BoardSet
-from ltn_sudoku.logic.device import device_of, synchronize, to_list, to_numpy
-from ltn_sudoku.logic.groundings.grounding import one_hot_givens
-from ltn_sudoku.logic.board.inference import dead_end_probabilities, decoded, is_correct_truth, is_valid_assignment, reach
+from ltn_sudoku.logic.board.inference import (
+    dead_end_probabilities,
+    decoded,
+    is_correct_truth,
+    is_valid_assignment,
+    reach,
+)
 from ltn_sudoku.logic.board.metrics import (
     accuracy,
     auroc,
@@ -25,6 +29,8 @@ from ltn_sudoku.logic.board.metrics import (
     expected_calibration_error,
     precision_recall_f1,
 )
+from ltn_sudoku.logic.device import device_of, synchronize, to_list, to_numpy
+from ltn_sudoku.logic.groundings.grounding import one_hot_givens
 from ltn_sudoku.logic.groundings.model import LtnSudoku
 from ltn_sudoku.logic.kb.operators import Operators
 

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import torch
 
-from ltn_sudoku.logic.kb.axioms import DEFINITIONS, rule_axioms, supervised_axiom
 from ltn_sudoku.logic.board.data import SOLVABLE, BoardSet
-from ltn_sudoku.logic.groundings.grounding import one_hot_givens
 from ltn_sudoku.logic.board.inference import solution_features
+from ltn_sudoku.logic.groundings.grounding import one_hot_givens
 from ltn_sudoku.logic.groundings.model import LtnSudoku
-from ltn_sudoku.logic.kb.operators import Operators
 from ltn_sudoku.logic.kb.aggregate import BatchResult, Gather, Groundings, close_and_aggregate, local
-from ltn_sudoku.logic.kb.theory import BOARD_THEORY, Grounded, kb_steps
+from ltn_sudoku.logic.kb.axioms import DEFINITIONS, rule_axioms, supervised_axiom
+from ltn_sudoku.logic.kb.operators import Operators
+from ltn_sudoku.logic.kb.theory import BOARD_THEORY, At, Grounded, kb_steps
 
 __all__ = ["ground", "objective"]
 
@@ -41,24 +41,24 @@ def ground(model: LtnSudoku, ops: Operators, batch: BoardSet, supervised: bool) 
     out: Groundings = {}
     for step in kb_steps(len(assignments), model.config.kb_every):
         for name, truth in rule_axioms(g, ops, assignments[step][practice], givens[practice]).items():
-            out[f"{name}@{step + 1}"] = Grounded(truth.value)
+            out[At(name, step)] = Grounded(truth.value)
     if supervised:
         known = practice & (batch.solutions > 0).all(-1)
         truth = supervised_axiom(g, ops, assignments[-1][known], one_hot_givens(batch.solutions[known], g.n))
-        out["supervised"] = Grounded(truth.value)
+        out[At("supervised")] = Grounded(truth.value)
     features = solution_features(model, ops, givens, assignments[-1].detach())
     has_solution = model.has_solution(features)
-    out["has_solution"] = out["no_solution"] = Grounded(has_solution, solvable)
+    out[At("has_solution")] = out[At("no_solution")] = Grounded(has_solution, solvable)
     techniques = model.config.techniques
     if techniques:
         # a DDP shard without solvable boards still joins the gather, with an empty part that autograd reaches
         recommends = (model.recommends(givens[solvable]) if solvable.any()
                       else model.recommends(givens.new_zeros(1, *givens.shape[1:]))[:0])
-        out["recommends"] = out["not_recommends"] = Grounded(recommends, batch.techniques[solvable])
+        out[At("recommends")] = out[At("not_recommends")] = Grounded(recommends, batch.techniques[solvable])
         defined = [i for i, name in enumerate(techniques) if name in DEFINITIONS]
         if defined:
             definitions = torch.stack([DEFINITIONS[techniques[i]](g, givens[solvable]) for i in defined], -1)
-            out["definition"] = Grounded(recommends[:, defined], definitions)
+            out[At("definition")] = Grounded(recommends[:, defined], definitions)
     return out
 
 

@@ -14,11 +14,16 @@ from omegaconf import DictConfig
 
 from ltn_sudoku.logic.board import assess, data
 from ltn_sudoku.logic.board.data import Splits, build_splits
-from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
+from ltn_sudoku.logic.board.inference import reach
 from ltn_sudoku.logic.board.objective import objective
+from ltn_sudoku.logic.device import to_numpy
+from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.kb.aggregate import Gather
 from ltn_sudoku.logic.kb.operators import Operators, build_operators
 from ltn_sudoku.logic.training.task import EpochBatches, Outcome, Step, Writer
+from ltn_sudoku.render.raster import hasvalue_images
+
+PICTURE_BOARDS = 4  # validation boards drawn for TensorBoard at every validation
 
 # the validation figures a board run may monitor (train.monitor; the schema accepts these)
 MONITORS: tuple[str, ...] = ("val/score", "val/solve/board_accuracy", "val/has_solution/accuracy",
@@ -109,6 +114,22 @@ class BoardTask:
 
     def validate(self, epoch: int) -> dict[str, float]:
         return validate(self.model, self.ops, self.splits)
+
+    def pictures(self) -> dict[str, np.ndarray]:
+        """hasValue after refinement on the first PICTURE_BOARDS solvable validation boards (the same every epoch):
+        per cell the likeliest digit shaded by its truth, every digit's truth as a bar, cells unlike the solution
+        marked."""
+        boards = self.splits.val_open.of_class(data.SOLVABLE)
+        k = min(PICTURE_BOARDS, len(boards))
+        if k == 0:
+            return {}
+        puzzles, n = boards.puzzles[:k], self.model.grounding.n
+        was_training = self.model.training
+        self.model.eval()
+        with torch.no_grad():
+            truths = reach(self.model, self.ops, puzzles).final.reshape(k, n * n, n)
+        self.model.train(was_training)
+        return {"val/hasValue": hasvalue_images(to_numpy(puzzles), to_numpy(truths), to_numpy(boards.solutions[:k]))}
 
     def checkpoint_extra(self) -> dict[str, Any]:
         return {"is_correct_threshold": float(self.model.is_correct_threshold),

@@ -23,7 +23,8 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from ltn_sudoku.logic.commands.check import ConfigError, config_problem
+from ltn_sudoku.logic.commands.check import config_problem
+from ltn_sudoku.logic.errors import ConfigError
 from ltn_sudoku.logic.schema import compose_config
 from ltn_sudoku.paths import CONF_DIR
 

@@ -22,18 +22,19 @@ from torch.utils.tensorboard import SummaryWriter
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import count_solutions_batch
 from ltn_sudoku.io import atomic_write_text, read_boards
-from ltn_sudoku.logic.board import assess, data
-from ltn_sudoku.logic.evaluation import reasoning
-from ltn_sudoku.logic.kb.axioms import no_solution
-from ltn_sudoku.logic.board.data import build_splits
-from ltn_sudoku.logic.device import device_of, to_list, to_numpy
-from ltn_sudoku.logic.groundings.grounding import one_hot_givens
-from ltn_sudoku.logic.board.labels import resolve_techniques
-from ltn_sudoku.logic.kinds import load_model, shipped_checkpoint
-from ltn_sudoku.logic.board.metrics import accuracy, balanced_accuracy, reliability
-from ltn_sudoku.logic.groundings.model import ModelConfig, describe_inputs
-from ltn_sudoku.logic.training.runtime import configure_torch, run_directory
 from ltn_sudoku.logic.answers.search import search_metrics
+from ltn_sudoku.logic.board import assess, data
+from ltn_sudoku.logic.board.data import build_splits
+from ltn_sudoku.logic.board.labels import resolve_techniques
+from ltn_sudoku.logic.board.metrics import accuracy, balanced_accuracy, reliability
+from ltn_sudoku.logic.checkpoints import shipped_checkpoint
+from ltn_sudoku.logic.device import device_of, to_list, to_numpy
+from ltn_sudoku.logic.evaluation import reasoning
+from ltn_sudoku.logic.groundings.grounding import one_hot_givens
+from ltn_sudoku.logic.groundings.model import ModelConfig, describe_inputs
+from ltn_sudoku.logic.kb.axioms import no_solution
+from ltn_sudoku.logic.kinds import load_model
+from ltn_sudoku.logic.training.runtime import configure_torch, run_directory
 from ltn_sudoku.paths import DataNotFound, data_file
 from ltn_sudoku.questions.tiers import singles_loop_outcome
 

@@ -11,7 +11,13 @@ import torch
 from torch import nn
 
 from ltn_sudoku.logic.groundings.grounding import Grounding
-from ltn_sudoku.logic.groundings.hasvalue import GROUNDINGS, RecurrentConfig, RecurrentHasValue, build_has_value, grounding_config
+from ltn_sudoku.logic.groundings.hasvalue import (
+    GROUNDINGS,
+    RecurrentConfig,
+    RecurrentHasValue,
+    build_has_value,
+    grounding_config,
+)
 from ltn_sudoku.logic.groundings.layers import mlp
 from ltn_sudoku.logic.retired import refuse_retired
 

@@ -13,9 +13,9 @@ import torch
 
 from ltn_sudoku.logic.device import to_list
 from ltn_sudoku.logic.kb.operators import Operators
-from ltn_sudoku.logic.kb.theory import Grounded, Theory, loss_of, sat_agg, switched_on, trained_steps, weight_of
+from ltn_sudoku.logic.kb.theory import At, Grounded, Theory, loss_of, sat_agg, weight_of
 
-Groundings = dict[str, Grounded]  # axiom name (rule axioms: "<name>@<1-based step>") -> its per-board truths
+Groundings = dict[At, Grounded]  # each grounded axiom (a rule axiom once per refinement step) -> its per-board truths
 Gather = Callable[[Groundings], Groundings]
 
 
@@ -32,37 +32,31 @@ def close_and_aggregate(theory: Theory, ops: Operators, grounded: Groundings, sw
     """Close every grounded axiom with its ∀b, keep those the config selects, and aggregate them: the loss and the
     reported satisfactions (a rule axiom's at its last grounded step). `labels` names the entries of an axiom that
     closes to one truth per item (the definitions: one per defined technique)."""
-    steps = sorted({int(key.split("@")[1]) - 1 for key in grounded if "@" in key})
-    formulas: dict[str, torch.Tensor] = {}
+    steps = sorted({key.step for key in grounded if key.step is not None})
+    formulas: list[torch.Tensor] = []
     weights: list[float] = []
     reported: dict[str, torch.Tensor] = {}  # read back to the host in one transfer at the end
     for key, value in grounded.items():
-        name, _, at = key.partition("@")
         if value.truth.shape[0] == 0:
             continue  # no board of the batch to ground it on
-        axiom = theory.axiom(name)
+        axiom = theory.axiom(key.axiom)
         truth = axiom.close(ops, value)
-        if labels and name in labels:
-            names, truths = [f"{name} {item}" for item in labels[name]], list(truth)
+        if labels and key.axiom in labels:
+            names, truths = [f"{key.axiom} {item}" for item in labels[key.axiom]], list(truth)
         else:
-            names, truths = [name], [truth]
-        step = int(at) - 1 if at else None
-        last = step is None or step == steps[-1]
-        selected = switched_on(axiom, switches) and (step is None or step in trained_steps(axiom, steps, exists_last))
+            names, truths = [key.axiom], [truth]
+        last = key.step is None or key.step == steps[-1]
+        selected = axiom.switch.on(switches) and (key.step is None
+                                                  or key.step in axiom.steps.trained(steps, exists_last))
         for label, t in zip(names, truths):
             if selected:
-                formulas[label if step is None else f"{label}@{step + 1}"] = t
+                formulas.append(t)
                 weights.append(weight_of(axiom, switches))
-            if last and axiom.reported and (selected or step is not None):
+            if last and axiom.reported and (selected or key.step is not None):
                 reported[label] = t.detach()
     report = dict(zip(reported, to_list(torch.stack([v.float().reshape(()) for v in reported.values()])))) \
         if reported else {}
-    return BatchResult(loss_of(theory, sat_agg(theory, ops, list(formulas.values()), weights)), report)
-
-
-def local(grounded: Groundings) -> Groundings:
-    """One process's gathering of per-board truths: the identity (several: distributed.gather_groundings)."""
-    return grounded
+    return BatchResult(loss_of(theory, sat_agg(theory, ops, formulas, weights)), report)
 
 
 def local(grounded: Groundings) -> Groundings:

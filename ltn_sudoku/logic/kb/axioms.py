@@ -2,16 +2,12 @@
 
 Every axiom is returned open in the board variable b (one truth value per board of the batch), so the same formulas
 give the training loss (∀b, then SatAgg), isCorrect (per board, on a closed board's own digits) and the features of
-hasSolution. With hasValue = HV, isGiven = G, the fixed predicates isSameRow / isSameCol / isSameBlock = S_k:
-- givens:            ∀b,c,v  G(b,c,v) → HV(b,c,v)
-- cell_has_value:    ∀b,c ∃v HV(b,c,v)
-- one_value_per_cell: ∀b,c ∀v1≠v2 ¬(HV(b,c,v1) ∧ HV(b,c,v2))
-- row / col / block: ∀b ∀c1≠c2 peers ∀v  S_k(c1,c2) → ¬(HV(b,c1,v) ∧ HV(b,c2,v))
-- unit_has_digit:    ∀b,u,v ∃c inUnit(c,u) ∧ HV(b,c,v)   (every unit holds every digit; implied by the others for a
-                     crisp assignment, but for a soft one it is what asks a digit's mass to gather in one place)
-(c1, c2 range over the ordered pairs of distinct cells that share a unit: for any other pair every S_k is false and
-the implication trivially true, so leaving them out changes no truth value that matters, only the dilution of the
-pMean aggregators, and saves 3/4 of the work on 9x9.)
+hasSolution. The formulas, as they read, are the records of ltn_sudoku/logic/kb/theory.py (their one
+human-readable copy; docs/reference/theory.md has them as tables). The rule axioms' c1, c2 range over the ordered
+pairs of distinct cells that share a unit: for any other pair every isSame* is false and the implication trivially
+true, so leaving them out changes no truth value that matters, only the dilution of the pMean aggregators, and saves
+3/4 of the work on 9x9. unit_has_digit (every unit holds every digit) is implied by the others for a crisp
+assignment, but for a soft one it is what asks a digit's mass to gather in one place.
 The seed's rules on the givens alone, evaluated crisply with Gödel quantifiers (min / max: they are facts about the
 board, not learned truths):
 - isPossible(b,c,v) = ¬filled(b,c) ∧ ∀c' (isPeer(c,c') → ¬G(b,c',v))
@@ -19,9 +15,6 @@ board, not learned truths):
                  ∨ ∃u,v (missing(b,u,v) ∧ ∀c (inUnit(c,u) → ¬isPossible(b,c,v)))
 - the seed's definitions of two techniques, Naked Single = ∃c ∃!v isPossible(b,c,v) and
   Hidden Single = ∃u,v ∃!c (inUnit(c,u) ∧ isPossible(b,c,v)), tied to recommendsHeuristic by ↔ axioms.
-Labelled axioms train the other learned predicates: ∀b:solvable(b) hasSolution(b), ∀b:impossible(b) ¬hasSolution(b),
-and per technique h ∀b:applies(b,h) recommendsHeuristic(b,h), ∀b:¬applies(b,h) ¬recommendsHeuristic(b,h)
-(guarded quantifiers). Optionally, where solutions are known, ∀b,c,v Sol(b,c,v) → HV(b,c,v) (the supervised switch).
 """
 
 from __future__ import annotations

@@ -211,6 +211,9 @@ class NullWriter:
     def add_hparams(self, *args: Any, **kwargs: Any) -> None:
         pass
 
+    def add_images(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
     def close(self) -> None:
         pass
 

@@ -1,15 +1,15 @@
-"""The one training loop of every model kind: `train(cfg)` (the entry point `python -m ltn_sudoku.train` is
-ltn_sudoku/train.py).
+"""The one training loop of every model kind (the entry point `python -m ltn_sudoku.train` is ltn_sudoku/train.py).
 
-`train(cfg, kind)` is a plain function; `ltn_sudoku.logic.kinds.train(cfg)` picks the kind by the config's `model.kind`
-(tests call that). The kind's `TrainingTask` (ltn_sudoku/logic/training/task.py) supplies the model, data, batches, objective, validation and checkpoint
-extras; the loop does the rest once for all: optimizer steps (a batch with a non-finite gradient is skipped), the
-learning-rate schedule, early stopping on the task's monitor, DDP (ltn_sudoku/logic/training/distributed.py) and resume. A run
-writes into its folder: last.pt (every epoch, to resume with train.resume=PATH), best.pt (best validation figure),
-metrics.json, and TensorBoard events under tb/ (loss, every axiom's satisfaction, every validation figure, learning
-rate, p, and the run's hparams for the HParams tab). While it trains it holds the folder (RUN/train.lock,
-ltn_sudoku/logic/training/runtime.py: run_folder): another training into it, or into a folder holding another run, is refused;
-a resume must be a run of the same config, up to the keys of runtime.RESUMABLE.
+`train(cfg, kind)` is a plain function; `ltn_sudoku.logic.kinds.train(cfg)` picks the kind by the config's
+`model.kind` (tests call that). The kind's `TrainingTask` (ltn_sudoku/logic/training/task.py) supplies the model,
+data, batches, objective, validation and checkpoint extras; the loop does the rest once for all: optimizer steps (a
+batch with a non-finite gradient is skipped), the learning-rate schedule, early stopping on the task's monitor, DDP
+(ltn_sudoku/logic/training/distributed.py) and resume. A run writes into its folder: last.pt (every epoch, to resume
+with train.resume=PATH), best.pt (best validation figure), metrics.json, and TensorBoard events under tb/ (loss, every
+axiom's satisfaction, every validation figure, learning rate, p, and the run's hparams for the HParams tab). While it
+trains it holds the folder (RUN/train.lock, ltn_sudoku/logic/training/runtime.py: run_folder): another training into
+it, or into a folder holding another run, is refused; a resume must be a run of the same config, up to the keys of
+runtime.RESUMABLE.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -175,8 +175,8 @@ def _resumed(cfg: DictConfig, size: int) -> dict[str, Any] | None:
 
 
 def train(cfg: DictConfig, kind: ModelKind, data: Any = None) -> dict[str, float]:
-    """Train one model of this kind as configured; returns (and writes to metrics.json) the final figures. `data` replaces the
-    boards the config would build (the task's own kind of data). The checkpoints to start from are read and checked
+    """Train one model of this kind as configured; returns (and writes to metrics.json) the final figures. `data`
+    replaces the boards the config would build (the task's own kind of data). The checkpoints to start from are read and checked
     first, and the run folder claimed (runtime.run_folder: ConfigError when another run holds it), before any data is
     made."""
     configure_torch(cfg)
@@ -188,8 +188,8 @@ def train(cfg: DictConfig, kind: ModelKind, data: Any = None) -> dict[str, float
         return _train(cfg, kind, data, process, run_dir, parent, state)
 
 
-def _train(cfg: DictConfig, kind: ModelKind, data: Any, process: distributed.Process, run_dir: Path, parent: dict[str, Any] | None,
-           state: dict[str, Any] | None) -> dict[str, float]:
+def _train(cfg: DictConfig, kind: ModelKind, data: Any, process: distributed.Process, run_dir: Path,
+           parent: dict[str, Any] | None, state: dict[str, Any] | None) -> dict[str, float]:
     task = kind.task(cfg, data)
     model, size = task.model, int(cfg.model.size)
     optimizer = task.optimizer()
@@ -257,7 +257,9 @@ def _train(cfg: DictConfig, kind: ModelKind, data: Any, process: distributed.Pro
         elapsed += time.process_time() - started
         epoch_wall = time.perf_counter() - wall_started
         wall += epoch_wall
+        validation_started = time.perf_counter()
         metrics = task.validate(epoch)
+        validation_seconds = time.perf_counter() - validation_started
         metrics.update({"train/epoch": epoch + 1, "train/boards_seen": seen, "train/cpu_seconds": elapsed,
                         "train/boards_per_cpu_second": seen / max(elapsed, 1e-9),  # rank 0's CPU
                         "train/wall_seconds": wall,  # training steps only, validation left out
@@ -265,6 +267,12 @@ def _train(cfg: DictConfig, kind: ModelKind, data: Any, process: distributed.Pro
                         "train/processes": process.world_size})
         for name, value in metrics.items():
             writer.add_scalar(name, value, seen)
+        if process.is_main:  # what the model believes on a few fixed validation boards, as pictures
+            pictures_started = time.perf_counter()
+            for tag, images in task.pictures().items():
+                writer.add_images(tag, images, seen, dataformats="NHWC")
+            writer.add_scalar("time/validation_seconds", validation_seconds, seen)
+            writer.add_scalar("time/pictures_seconds", time.perf_counter() - pictures_started, seen)
         writer.add_scalar("logic/p_forall", task.ops.p_forall, seen)
         writer.add_scalar("logic/p_exists", task.ops.p_exists, seen)
         value = sign * metrics[task.monitor]

@@ -26,8 +26,8 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 
 from ltn_sudoku.io import locks
 from ltn_sudoku.logic.checkpoints import CheckpointError, load_checkpoint
-from ltn_sudoku.logic.commands.check import ConfigError
 from ltn_sudoku.logic.device import resolve_device
+from ltn_sudoku.logic.errors import ConfigError
 
 RUN_LOCK = "train.lock"  # held in a run folder while a training writes it
 RUN_FILES: tuple[str, ...] = ("last.pt", "best.pt", "metrics.json", "tb")  # what a training writes into its folder

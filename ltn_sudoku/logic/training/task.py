@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, Sized, TypeVar
 
+import numpy as np
 import torch
 from omegaconf import DictConfig
 from torch import nn
@@ -38,6 +39,8 @@ class Writer(Protocol):
     """TensorBoard's SummaryWriter, or distributed.NullWriter on a non-zero rank."""
 
     def add_scalar(self, *args: Any, **kwargs: Any) -> None: ...
+
+    def add_images(self, *args: Any, **kwargs: Any) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,10 @@ class TrainingTask(Protocol):
 
     def validate(self, epoch: int) -> dict[str, float]:
         """Validation figures, `monitor` among them (leaves the model in eval mode or train mode as it likes)."""
+
+    def pictures(self) -> dict[str, np.ndarray]:
+        """A few fixed validation boards drawn as the model sees them now, for TensorBoard's images: tag -> (N, H, W, 3)
+        uint8 (ltn_sudoku/render/raster.py)."""
 
     def checkpoint_extra(self) -> dict[str, Any]:
         """What last.pt and best.pt hold beyond the loop's state (what a loaded model needs to answer)."""

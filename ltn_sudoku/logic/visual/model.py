@@ -17,11 +17,11 @@ from typing import Any
 import torch
 from torch import nn
 
-from ltn_sudoku.logic.kb.axioms import RULE_AXIOMS, board_satisfaction, rule_axioms
 from ltn_sudoku.logic.groundings.grounding import Grounding
 from ltn_sudoku.logic.groundings.hasvalue import ReaderConfig, build_has_value, grounding_config
 from ltn_sudoku.logic.groundings.hasvalue.reader import DigitReader
 from ltn_sudoku.logic.groundings.model import violation_scale
+from ltn_sudoku.logic.kb.axioms import RULE_AXIOMS, board_satisfaction, rule_axioms
 from ltn_sudoku.logic.kb.operators import Operators
 
 # The givens axiom is vacuous on a visual board (no cell is given: every digit is read from its image).
@@ -33,7 +33,7 @@ class VisualConfig:
     """The `model` config of a visual model (conf/model/visual_*.yaml)."""
 
     size: int
-    reader: ReaderConfig = ReaderConfig()  # hasValue's grounding (ltn_sudoku.logic.groundings.hasvalue, kind `visual`)
+    reader: ReaderConfig  # hasValue's grounding (ltn_sudoku.logic.groundings.hasvalue, kind `visual`)
     axioms: tuple[str, ...] = VISUAL_AXIOMS
 
     @staticmethod

@@ -13,7 +13,7 @@ import torch
 
 from ltn_sudoku.logic.kb.aggregate import BatchResult, Gather, Groundings, close_and_aggregate, local
 from ltn_sudoku.logic.kb.operators import Operators
-from ltn_sudoku.logic.kb.theory import LABELLED, VISUAL_THEORY, Grounded
+from ltn_sudoku.logic.kb.theory import LABELLED, VISUAL_THEORY, At, Grounded
 from ltn_sudoku.logic.visual.abduce import NO_GRID
 from ltn_sudoku.logic.visual.model import VisualLtn
 
@@ -40,10 +40,10 @@ def ground(model: VisualLtn, ops: Operators, images: torch.Tensor, valid: torch.
     assignment = model.has_value(images)
     truth = model.is_correct(ops, assignment if labels_teach_reader else assignment.detach())
     labelled = Grounded(truth, valid)
-    out: Groundings = {"is_correct_valid": labelled, "not_is_correct_invalid": labelled,
-                       "rules_on_valid": Grounded(model.satisfaction(ops, assignment[valid.bool()]))}
+    out: Groundings = {At("is_correct_valid"): labelled, At("not_is_correct_invalid"): labelled,
+                       At("rules_on_valid"): Grounded(model.satisfaction(ops, assignment[valid.bool()]))}
     if abduced is not None:
-        out["abduced_grids"] = abduced_grounding(assignment, abduced)
+        out[At("abduced_grids")] = abduced_grounding(assignment, abduced)
     return out
 
 

@@ -38,6 +38,9 @@ from ltn_sudoku.logic.visual.decode import BOUND, best_threshold_accuracy, decod
 from ltn_sudoku.logic.visual.evaluate import BoardScores, best_permutation, confusion, crisp_valid, digit_accuracy
 from ltn_sudoku.logic.visual.model import VisualConfig, VisualLtn
 from ltn_sudoku.logic.visual.objective import objective
+from ltn_sudoku.render.raster import reader_images
+
+PICTURE_BOARDS = 4  # validation boards drawn for TensorBoard at every validation
 
 LOG = logging.getLogger(__name__)
 # train.monitor: model selection by isCorrect's validation board accuracy (learned) or by the reader + MAP decoding's
@@ -220,6 +223,15 @@ class VisualTask:
         if self.monitor == VISUAL_MONITORS[1]:
             metrics[self.monitor] = map_decoding_accuracy(self.model, self.data.val.boards, self.cfg.train, epoch)
         return metrics
+
+    def pictures(self) -> dict[str, np.ndarray]:
+        """The first PICTURE_BOARDS validation boards' cell images beside the digits the reader reads in them now
+        (no digit label is read: a misreading shows as the wrong digit beside its image)."""
+        k = min(PICTURE_BOARDS, len(self.val_images))
+        if k == 0:
+            return {}
+        read = to_numpy(self.model.read(self.val_images[:k]))
+        return {"val/reader": reader_images(self.data.val.boards.images[:k], read)}
 
     def checkpoint_extra(self) -> dict[str, Any]:
         return {}

@@ -17,7 +17,9 @@ The two board groundings are recurrent (`RecurrentHasValue`: refinement steps, g
 step); the reader answers in one pass. `model.hasvalue` in conf/model/*.yaml picks a board grounding (checkpoints
 without the key are `evidence` models); a `model.kind: visual` config is the `visual` grounding. The registry picks
 the config dataclass, which reads its fields from the model config (the flat `model` node every checkpoint stores).
-A new grounding is its own module, its config dataclass and one entry in `GROUNDINGS` (docs/design.md §8).
+Each config is declared once, beside its network (base.py, message_passing.py, reader.py), its fields with their
+rules; the schema (ltn_sudoku/logic/schema.py) makes every board grounding's model schema from it. A new grounding is
+its own module (network, config dataclass, DESCRIPTION), one entry in `GROUNDINGS` and its conf/model/*.yaml.
 """
 
 from __future__ import annotations
@@ -29,11 +31,10 @@ from typing import Any
 from torch import nn
 
 from ltn_sudoku.logic.groundings.grounding import Grounding
-from ltn_sudoku.logic.groundings.hasvalue.base import RecurrentHasValue
-from ltn_sudoku.logic.groundings.hasvalue.configs import GroundingConfig, MessagePassingConfig, ReaderConfig, RecurrentConfig
+from ltn_sudoku.logic.groundings.hasvalue.base import GroundingConfig, RecurrentConfig, RecurrentHasValue
 from ltn_sudoku.logic.groundings.hasvalue.evidence import EvidenceHasValue
-from ltn_sudoku.logic.groundings.hasvalue.message_passing import MessagePassingHasValue
-from ltn_sudoku.logic.groundings.hasvalue.reader import DigitReader
+from ltn_sudoku.logic.groundings.hasvalue.message_passing import MessagePassingConfig, MessagePassingHasValue
+from ltn_sudoku.logic.groundings.hasvalue.reader import DigitReader, ReaderConfig
 
 
 @dataclass(frozen=True)

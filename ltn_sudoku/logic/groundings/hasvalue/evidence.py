@@ -16,8 +16,7 @@ import torch
 from torch import nn
 
 from ltn_sudoku.logic.groundings.grounding import Grounding
-from ltn_sudoku.logic.groundings.hasvalue.base import RecurrentHasValue
-from ltn_sudoku.logic.groundings.hasvalue.configs import RecurrentConfig
+from ltn_sudoku.logic.groundings.hasvalue.base import RecurrentConfig, RecurrentHasValue
 from ltn_sudoku.logic.groundings.layers import mlp
 
 EVIDENCE_FEATURES = 11

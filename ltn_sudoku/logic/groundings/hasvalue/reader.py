@@ -7,8 +7,23 @@ the rules tie the cells together only through the knowledge base (ltn_sudoku.log
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import torch
 from torch import nn
+
+from ltn_sudoku.logic.fields import Rule, at_least, ruled
+from ltn_sudoku.logic.groundings.hasvalue.base import GroundingConfig
+
+
+@dataclass
+class ReaderConfig(GroundingConfig):
+    """The visual reader: CNN width, hidden units of its head, input average-pool factor (1 or 2)."""
+
+    kind: str = field(default="visual", metadata={"omegaconf_ignore": True})
+    channels: int = at_least(1)
+    hidden: int = at_least(1)
+    pool: int = ruled(Rule(lambda v: v in (1, 2), "expected 1 (28x28 input) or 2 (14x14)"))
 
 
 class DigitReader(nn.Module):
