@@ -184,9 +184,9 @@ def _run(plan: list[tuple[str, list[Stream]]], seed: int, workers: int, progress
 def _progress_bar(total: int, enabled: bool) -> ProgressBar | None:
     if not enabled:
         return None
-    from tqdm import tqdm
+    from ltn_sudoku.io.progress import progress
 
-    return tqdm(total=total, unit="board", file=sys.stderr, dynamic_ncols=True)
+    return progress(total=total, unit="board", file=sys.stderr, dynamic_ncols=True)
 
 
 def generate(size: int, label: str, count: int, seed: int = 0, *, kind: str | None = None, unique: bool = True,

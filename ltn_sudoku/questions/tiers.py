@@ -38,11 +38,11 @@ from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
-from tqdm import tqdm
 
 from ltn_sudoku.board import Board, geometry
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.exact import solve_batch
+from ltn_sudoku.io.progress import progress as progress_bar
 from ltn_sudoku.questions.engine import Engine
 from ltn_sudoku.techniques.base import Technique
 from ltn_sudoku.techniques.families import FAMILIES, family_of
@@ -189,7 +189,7 @@ def run_tiers(boards: Sequence[Board], max_tier: int = 5, progress: bool = False
     reached = np.repeat(puzzles[:, None, :].astype(np.int16), SEARCH_TIER, axis=1)
     reached[counts > 0, SEARCH_TIER - 1] = solutions[counts > 0]
     grids = {i: CandidateGrid.from_board(boards[int(i)]) for i in np.flatnonzero(counts > 0)}
-    bar = tqdm(total=m, unit="puzzle", desc="tiers", file=sys.stderr, dynamic_ncols=True, disable=not progress)
+    bar = progress_bar(total=m, unit="puzzle", desc="tiers", file=sys.stderr, dynamic_ncols=True, disable=not progress)
     for tier in range(1, max_tier + 1):
         engine = tier_engine(tier)
         pipelines = {unique: engine.techniques(n, unique) for unique in (True, False)}

@@ -24,8 +24,8 @@ from typing import Any
 
 import torch
 from omegaconf import DictConfig, OmegaConf
-from tqdm import tqdm
 
+from ltn_sudoku.io.progress import progress  # a bar on a terminal, a line per epoch (or per 30 s) in a log
 from ltn_sudoku.io.writers import atomic_copy, atomic_write_text
 from ltn_sudoku.logic.checkpoints import CheckpointError, load_checkpoint, model_kind, save_checkpoint
 from ltn_sudoku.logic.device import synchronize
@@ -235,7 +235,7 @@ def _train(cfg: DictConfig, kind: ModelKind, data: Any, process: distributed.Pro
         model.train()
         started, wall_started, epoch_boards = time.process_time(), time.perf_counter(), seen
         batches = task.epoch(epoch, writer, seen)
-        bar = tqdm(batches.batches, total=batches.count, desc=f"epoch {epoch + 1}/{cfg.train.epochs}", unit="batch",
+        bar = progress(batches.batches, total=batches.count, desc=f"epoch {epoch + 1}/{cfg.train.epochs}", unit="batch",
                    dynamic_ncols=True, disable=not cfg.train.progress or not process.is_main)
         for batch in bar:
             result = loss_fn(batch)
