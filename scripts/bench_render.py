@@ -9,12 +9,16 @@
   flat when both peaks are about equal.
 - images: hasvalue_images (the TensorBoard picture) of 4 fixed boards against one hasValue pass of the shipped 4x4
   and 9x9 models over data/samples' open boards (--val-boards, 200 ship), CPU seconds and the share (target <= 5 %).
+- training: real training runs (4x4 defaults, 2 epochs; 9x9 defaults with 400 training boards, 1 epoch) and the
+  share of each validation the TensorBoard pictures took, from the run's own scalars time/pictures_seconds and
+  time/validation_seconds (wall seconds, the training loop's measurement; target <= 5 %).
 - figures: the screenshots of docs/figures (a chain step, a fish step, an LTN board), headless Chromium
   (/usr/bin/chromium) on the sample report (`sample_report`, which tests/test_render_browser.py opens too).
 
     .venv/bin/python scripts/bench_render.py --sections cpu [--boards 1465]
     .venv/bin/python scripts/bench_render.py --sections memory
     .venv/bin/python scripts/bench_render.py --sections images [--val-boards 200]
+    .venv/bin/python scripts/bench_render.py --sections training
     .venv/bin/python scripts/bench_render.py --sections figures [--out docs/figures]
 """
 
@@ -171,6 +175,30 @@ def images(val_boards: int) -> None:
               f"{len(puzzles_)} validation boards {val_s:.2f} CPU s: {100 * img_s / val_s:.2f} % (target <= 5 %)")
 
 
+TRAINING_RUNS = {"4x4": ["model=4x4", "train.epochs=2"],
+                 "9x9": ["model=9x9", "train.epochs=1", "data.train.solvable=300", "data.train.impossible=100"]}
+
+
+def training() -> None:
+    """The pictures' share of each validation in real runs, read back from their TensorBoard scalars."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    for name, overrides in TRAINING_RUNS.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run([sys.executable, "-m", "ltn_sudoku.train", *overrides, f"run_dir={tmp}",
+                            "train.progress=false"], check=True, capture_output=True)
+            for events in sorted(Path(tmp, "tb").glob("events.out.tfevents.*")):
+                run = EventAccumulator(str(events), size_guidance={"images": 0}).Reload()
+                if "time/pictures_seconds" not in run.Tags()["scalars"]:
+                    continue  # the hparams file
+                val = [e.value for e in run.Scalars("time/validation_seconds")]
+                pics = [e.value for e in run.Scalars("time/pictures_seconds")]
+                shares = ", ".join(f"{100 * p / v:.1f} %" for p, v in zip(pics, val))
+                print(f"training: {name} ({' '.join(overrides)}): validation {', '.join(f'{v:.2f}' for v in val)} s, "
+                      f"pictures {', '.join(f'{1e3 * p:.0f}' for p in pics)} ms: {shares} (target <= 5 %); "
+                      f"{len(run.Images('val/hasValue'))} images")
+
+
 def _validation_pass(size: int, boards: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """hasValue's truths of the shipped model on up to `boards` open boards of data/samples, and that pass's CPU
     seconds (torch held to one thread, as CPU time on a shared machine)."""
@@ -232,7 +260,7 @@ def figures(out: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sections", nargs="+", default=["cpu", "memory", "images"],
-                        choices=["cpu", "memory", "images", "figures"])
+                        choices=["cpu", "memory", "images", "training", "figures"])
     parser.add_argument("--boards", type=int, default=None, help="cpu: the first N boards of top1465 (default all)")
     parser.add_argument("--val-boards", type=int, default=200)
     parser.add_argument("--out", type=Path, default=Path("docs/figures"))
@@ -243,6 +271,7 @@ def main() -> None:
         return
     for section in args.sections:
         {"cpu": lambda: cpu(args.boards), "memory": memory, "images": lambda: images(args.val_boards),
+         "training": training,
          "figures": lambda: figures(args.out)}[section]()
 
 

@@ -46,6 +46,7 @@ from ltn_sudoku.logic.visual.baselines import (
 from ltn_sudoku.logic.visual.data import VisualData, build_data
 from ltn_sudoku.logic.visual.decode import (
     CLIP,
+    TIME_LIMIT,
     calibrate_tau,
     calibration_log_likelihood,
     decode_boards,
@@ -156,14 +157,15 @@ def rescore_runs(runs: list[Path], clips: list[float], test_seed: int | None = N
         config = payload["config"]
         data_cfg = {**config["data"], **({} if test_seed is None else {"test_seed": test_seed})}
         data = build_data(model.n, data_cfg, int(config["seed"]))
+        limit = float(config["train"].get("decode_time_limit", TIME_LIMIT))  # the run's own decoding budget
         then = json.loads((run / "metrics.json").read_text())
         recorded.append(then["test/map_decoding/board_accuracy"])
         val_probs = read_probabilities(model.reader, data.val.boards)
         test_probs = read_probabilities(model.reader, data.test.boards)
         for clip in clips:
-            val_margin = margins(decode_boards(val_probs, clip=clip))
+            val_margin = margins(decode_boards(val_probs, time_limit=limit, clip=clip))
             tau = calibrate_tau(val_margin, data.val.boards.valid)
-            test_margin = margins(decode_boards(test_probs, clip=clip))
+            test_margin = margins(decode_boards(test_probs, time_limit=limit, clip=clip))
             wrong = (test_margin >= -tau) != data.test.boards.valid
             now[clip].append(1 - float(wrong.mean()))
             by_kind = Counter(kind for kind, w in zip(data.test.kinds, wrong) if w)

@@ -35,7 +35,8 @@ from tests.test_train import TINY, TINY_EVAL
 LEARNED = [REPO_ROOT / "ltn_sudoku" / p for p in ("logic", "branching", "train.py", "evaluate.py")]
 TINY_9 = ["data.train.solvable=12", "data.train.impossible=4", "data.val.solvable=4", "data.val.impossible=4",
           "data.val.closed_valid=2", "data.val.closed_invalid=2"]
-TINY_VISUAL = ["data.train_boards=8", "data.val_boards=8", "data.test_boards=8", "train.epochs=1",
+TINY_VISUAL = ["data.train_boards=8", "data.val_boards=8", "data.test_boards=8", "train.decode_time_limit=0.05",
+               "train.epochs=1",
                "train.progress=false", f"data.mnist_path={DATA_DIR / 'mnist_sample'}"]
 SEED_4 = "1.34341.21434.21"
 SEED_9 = "2.14.....4...7358..5....6....9.2.8.1.23.1..5...8354..97..28.....15..93.6.6....74."

@@ -23,7 +23,7 @@ from tests.test_train import TINY, TINY_EVAL
 
 TUTORIALS = REPO_ROOT / "docs" / "tutorials"
 BLOCK = re.compile(r"^```(bash|python)\n(.*?)^```", re.MULTILINE | re.DOTALL)
-VISUAL_TINY = ["data.train_boards=8", "data.val_boards=8", "data.test_boards=8", "train.epochs=1",
+VISUAL_TINY = ["data.train_boards=8", "data.val_boards=8", "data.test_boards=8", "train.decode_time_limit=0.05", "train.epochs=1",
                "train.progress=false", f"data.mnist_path={DATA_DIR / 'mnist_sample'}"]
 SKIPPED = ("tensorboard ",)
 RUN_AS_GIVEN = ("classify-board ", "ltn-sudoku solve ", "python scripts/aggregate_sweep.py ", "RUN=$(")

@@ -32,7 +32,8 @@ ADDED_LATER: dict[str, Any] = {
     "model.unit_axiom": False, "model.detach_every": 0, "model.exists_last": False, "train.curriculum.epochs": 0,
     "train.curriculum.start_givens": 30, "train.amp": False, "train.compile": False,
     "data.kaggle_rows.train": 3000, "data.kaggle_rows.val": 150, "train.warp_once_explained": False,
-    "data.train.boards_path": None, "data.train.boards_limit": 0, "data.train.boards_origin": "generated"}
+    "data.train.boards_path": None, "data.train.boards_limit": 0, "data.train.boards_origin": "generated",
+    "train.decode_time_limit": 1.0}
 
 
 def flat(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:

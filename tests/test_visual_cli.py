@@ -29,7 +29,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
     """A visual 4x4 checkpoint trained for one epoch on 8 boards, and the boards (test images to classify)."""
     run = tmp_path_factory.mktemp("visual_run")
     cfg = compose_config(["model=visual_4x4", f"run_dir={run}", "data.train_boards=8",
-                          "data.val_boards=8", "data.test_boards=6", "train.epochs=1",
+                          "data.val_boards=8", "data.test_boards=6", "train.decode_time_limit=0.05", "train.epochs=1",
                           "train.progress=false", f"data.mnist_path={DATA_DIR / 'mnist_sample'}"])
     data = build_data(4, cfg.data, 0)
     train(cfg, data)

@@ -24,7 +24,7 @@ from ltn_sudoku.logic.visual.decode import CLIP
 from ltn_sudoku.logic.visual.train import shifted, warped
 from ltn_sudoku.paths import DATA_DIR, REPO_ROOT
 
-TINY = ["data.train_boards=8", "data.val_boards=8", "data.test_boards=8", "train.epochs=2", "train.progress=false",
+TINY = ["data.train_boards=8", "data.val_boards=8", "data.test_boards=8", "train.decode_time_limit=0.05", "train.epochs=2", "train.progress=false",
         f"data.mnist_path={DATA_DIR / 'mnist_sample'}"]
 
 

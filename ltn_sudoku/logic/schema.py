@@ -243,6 +243,7 @@ class VisualTrainConfig:
     abduce_weight: float = non_negative()
     abduce_from_epoch: int = at_least(1)
     abduce_bound: float = positive()
+    decode_time_limit: float = positive()  # CPU seconds of RC2 per held-out board in the test figures
     self_train_confident: float = ruled(
         Rule(lambda v: number(v) and 0 <= v <= 1, "expected a probability in [0, 1] (0 = off)"))
 

@@ -223,13 +223,14 @@ def best_threshold_accuracy(margin: np.ndarray, valid: np.ndarray, bound: float 
 
 
 def map_decoding_metrics(val_probs: np.ndarray, val_valid: np.ndarray, test_probs: np.ndarray,
-                         test_valid: np.ndarray, prefix: str = "test/map_decoding") -> dict[str, float]:
+                         test_valid: np.ndarray, prefix: str = "test/map_decoding", time_limit: float = TIME_LIMIT
+                         ) -> dict[str, float]:
     """Q1 by MAP decoding of a reader's probabilities (boards, n*n, n): τ calibrated on the validation boards' labels,
     then the held-out boards' accuracy, the calibrated τ, the shares of boards beyond the bound and timed out, and
     the CPU milliseconds of decoding per held-out board."""
-    tau = calibrate_tau(margins(decode_boards(val_probs)), val_valid)
+    tau = calibrate_tau(margins(decode_boards(val_probs, time_limit=time_limit)), val_valid)
     start = time.process_time()  # CPU time: on a shared machine wall time measures the neighbours
-    decoded = decode_boards(test_probs)
+    decoded = decode_boards(test_probs, time_limit=time_limit)
     test = margins(decoded)
     seconds = time.process_time() - start
     return {**BoardScores.of(test >= -tau, test_valid).as_dict(prefix), f"{prefix}/tau": tau,

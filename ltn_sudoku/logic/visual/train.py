@@ -34,7 +34,14 @@ from ltn_sudoku.logic.visual.abduce import NO_GRID, SELF_TRAIN_FROM, abduced_gri
 from ltn_sudoku.logic.visual.baselines import minibatches, read_probabilities
 from ltn_sudoku.logic.visual.boards import BoardImages
 from ltn_sudoku.logic.visual.data import VisualData, build_data
-from ltn_sudoku.logic.visual.decode import BOUND, best_threshold_accuracy, decode_boards, map_decoding_metrics, margins
+from ltn_sudoku.logic.visual.decode import (
+    BOUND,
+    TIME_LIMIT,
+    best_threshold_accuracy,
+    decode_boards,
+    map_decoding_metrics,
+    margins,
+)
 from ltn_sudoku.logic.visual.evaluate import BoardScores, best_permutation, confusion, crisp_valid, digit_accuracy
 from ltn_sudoku.logic.visual.model import VisualConfig, VisualLtn
 from ltn_sudoku.logic.visual.objective import objective
@@ -117,7 +124,8 @@ def map_decoding_accuracy(model: VisualLtn, val: BoardImages, t: DictConfig, epo
     return best_threshold_accuracy(margin, val.valid)
 
 
-def test_metrics(model: VisualLtn, ops: Operators, data: VisualData) -> dict[str, float]:
+def test_metrics(model: VisualLtn, ops: Operators, data: VisualData, time_limit: float = TIME_LIMIT
+                 ) -> dict[str, float]:
     """Held-out figures: isCorrect's board accuracy, the exact check of the read digits, MAP decoding of the readings
     (learned reader + symbolic reasoning; τ from the validation boards' labels, ltn_sudoku.logic.visual.decode),
     permutation-matched digit accuracy (the test digits are read here, after training, for evaluation only)."""
@@ -128,7 +136,8 @@ def test_metrics(model: VisualLtn, ops: Operators, data: VisualData) -> dict[str
     out = BoardScores.of(truth > 0.5, data.test.boards.valid).as_dict("test")
     out.update(BoardScores.of(crisp_valid(raw, n), data.test.boards.valid).as_dict("test/read_then_check"))
     out.update(map_decoding_metrics(read_probabilities(model.reader, data.val.boards), data.val.boards.valid,
-                                    read_probabilities(model.reader, data.test.boards), data.test.boards.valid))
+                                    read_probabilities(model.reader, data.test.boards), data.test.boards.valid,
+                                    time_limit=time_limit))
     out["test/digit_accuracy"] = digit_accuracy(raw, data.test.digits, n)
     out["test/digit_accuracy_val_names"] = float((to_numpy(model.read(images)) == data.test.digits).mean())
     out["test/boards"] = float(len(data.test))
@@ -259,7 +268,8 @@ class VisualTask:
         payload = load_checkpoint(run_dir / "best.pt", n)
         self.model.load_state_dict(payload["state_dict"])
         names = name_digits(self.model, self.data)
-        metrics = {**outcome.best, **test_metrics(self.model, self.ops, self.data),
+        limit = float(self.cfg.train.get("decode_time_limit", TIME_LIMIT))  # runs from before the key: the default
+        metrics = {**outcome.best, **test_metrics(self.model, self.ops, self.data, limit),
                    "train/boards": float(len(self.data.train))}
         save_checkpoint(run_dir / "best.pt", n, config, self.model.state_dict(),
                         {**payload["extra"], "digit_names": names, "map_tau": metrics["test/map_decoding/tau"]})
