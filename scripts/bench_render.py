@@ -9,6 +9,9 @@
   flat when both peaks are about equal.
 - images: hasvalue_images (the TensorBoard picture) of 4 fixed boards against one hasValue pass of the shipped 4x4
   and 9x9 models over data/samples' open boards (--val-boards, 200 ship), CPU seconds and the share (target <= 5 %).
+- cases: every case of HoDoKu's regression library that the package answers (1,053, the 4 `-x` cases among them,
+  which expect no step): the case's step drawn (render/svg.py step_svg), and the candidates drawn as eliminated and
+  placed compared with the step's (for a merged case, both steps of the pair); the count that match and the time.
 - training: real training runs (4x4 defaults, 2 epochs; 9x9 defaults with 400 training boards, 1 epoch) and the
   share of each validation the TensorBoard pictures took, from the run's own scalars time/pictures_seconds and
   time/validation_seconds (wall seconds, the training loop's measurement; target <= 5 %).
@@ -18,6 +21,7 @@
     .venv/bin/python scripts/bench_render.py --sections cpu [--boards 1465]
     .venv/bin/python scripts/bench_render.py --sections memory
     .venv/bin/python scripts/bench_render.py --sections images [--val-boards 200]
+    .venv/bin/python scripts/bench_render.py --sections cases
     .venv/bin/python scripts/bench_render.py --sections training
     .venv/bin/python scripts/bench_render.py --sections figures [--out docs/figures]
 """
@@ -44,6 +48,7 @@ from ltn_sudoku.questions.engine import build
 from ltn_sudoku.questions.report import classify
 from ltn_sudoku.render.ltn import hasvalue_svg
 from ltn_sudoku.render.report import HtmlReport, report_pictures, step_pictures
+from ltn_sudoku.render.svg import roles_of, step_svg
 from ltn_sudoku.techniques.hodoku import answering_techniques, case_finder, load_cases
 from ltn_sudoku.techniques.registry import all_techniques
 
@@ -175,6 +180,52 @@ def images(val_boards: int) -> None:
               f"{len(puzzles_)} validation boards {val_s:.2f} CPU s: {100 * img_s / val_s:.2f} % (target <= 5 %)")
 
 
+def case_steps(case: Any, answering: Any) -> list[Step] | None:
+    """The step(s) a regression case asks for, found on its grid: one step, the pair of a merged case, none for a
+    `-x` case (whose finder must find nothing); None when the finder does not answer the case."""
+    from ltn_sudoku.techniques.hodoku import case_finder
+
+    found = case_finder(case, answering)(case.grid())
+    if case.must_fail:
+        return [] if not found else None
+    if case.merged:
+        return next(([a, b] for i, a in enumerate(found) for b in found[i + 1:] if set(a.cells) & set(b.cells)
+                     and frozenset(a.eliminations) | frozenset(b.eliminations) == case.eliminations), None)
+    wanted = (case.eliminations, case.placements)
+    return next(([s] for s in found if case._effects(s) == wanted), None)
+
+
+def drawn_as(grid: CandidateGrid, step: Step, expected: Step) -> bool:
+    """The candidates step_svg marks eliminated and placed in its drawing of `step` are exactly `expected`'s (the
+    step the case's file asks for: case_steps checks the found step's effects against the file)."""
+    roles = roles_of(step_svg(grid, step))
+    names = grid.geo.cell_name
+    return (roles.get("elim", set()) == {(names(c), d) for c, d in expected.eliminations}
+            and roles.get("place", set()) == {(names(c), d) for c, d in expected.placements})
+
+
+def cases() -> None:
+    from ltn_sudoku.techniques.hodoku import answering_techniques, load_cases
+    from ltn_sudoku.techniques.registry import all_techniques
+
+    answering = answering_techniques(all_techniques())
+    t0 = time.process_time()
+    total = drawn = 0
+    wrong: list[str] = []
+    for case in load_cases():
+        if case.code not in answering:
+            continue
+        total += 1
+        steps = case_steps(case, answering)
+        if steps is not None and all(drawn_as(case.grid(), step, step) for step in steps):
+            drawn += 1
+        else:
+            wrong.append(f"{case.code} (line {case.line})")
+    print(f"cases: HoDoKu's regression library, {total} cases of the codes answered: {drawn} drawn with exactly the "
+          f"step's eliminations and placements ({time.process_time() - t0:.1f} CPU s)"
+          + (f"; not: {', '.join(wrong)}" if wrong else ""))
+
+
 TRAINING_RUNS = {"4x4": ["model=4x4", "train.epochs=2"],
                  "9x9": ["model=9x9", "train.epochs=1", "data.train.solvable=300", "data.train.impossible=100"]}
 
@@ -260,7 +311,7 @@ def figures(out: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sections", nargs="+", default=["cpu", "memory", "images"],
-                        choices=["cpu", "memory", "images", "training", "figures"])
+                        choices=["cpu", "memory", "images", "cases", "training", "figures"])
     parser.add_argument("--boards", type=int, default=None, help="cpu: the first N boards of top1465 (default all)")
     parser.add_argument("--val-boards", type=int, default=200)
     parser.add_argument("--out", type=Path, default=Path("docs/figures"))
@@ -271,7 +322,7 @@ def main() -> None:
         return
     for section in args.sections:
         {"cpu": lambda: cpu(args.boards), "memory": memory, "images": lambda: images(args.val_boards),
-         "training": training,
+         "training": training, "cases": cases,
          "figures": lambda: figures(args.out)}[section]()
 
 

@@ -119,3 +119,23 @@ def test_cli_solve_explain_svg_writes_one_picture_per_step(tmp_path, capsys: pyt
     assert first.find(f"{SVG}title").text == steps[0].split(". ", 1)[1]  # type: ignore[union-attr]
     assert main(["solve", "--board", seed, "--svg", str(tmp_path / "no")]) != 0  # --svg needs --explain
     assert "--svg goes with --explain" in capsys.readouterr().err
+
+
+def test_every_case_of_the_library_is_drawn_as_its_step() -> None:
+    """All 1,053 cases of the codes answered (scripts/bench_render.py --sections cases): each case's step (both of a
+    merged pair; none for a -x case) drawn with exactly its eliminations and placements; a step missing one
+    elimination is not."""
+    import dataclasses
+
+    from scripts.bench_render import case_steps, drawn_as
+
+    answering = _answering()
+    cases = [case for case in load_cases() if case.code in answering]
+    assert len(cases) == 1053
+    for case in cases:
+        steps = case_steps(case, answering)
+        assert steps is not None, f"{case.code} line {case.line}: the finder does not answer the case"
+        assert all(drawn_as(case.grid(), step, step) for step in steps), f"{case.code} line {case.line}"
+    grid, step = _case_step("0901")  # a drawing that marks another candidate than the step's fails the check
+    other = next((c, d) for c in grid.empty_cells() for d in grid.candidates(c) if (c, d) not in step.eliminations)
+    assert step.eliminations and not drawn_as(grid, dataclasses.replace(step, eliminations=(other,)), step)
