@@ -1,5 +1,5 @@
 """What `make demo` runs: the symbolic answers (Q1/Q2/Q3) and the shipped LTN models' answers for every example board
-in data/examples/, then a short default LTN training run (4x4) whose fresh checkpoint classifies the seed's 4x4 example.
+in data/examples/, the 9x9 example as an HTML page to step through, then a short default LTN training run (4x4) whose fresh checkpoint classifies the seed's 4x4 example.
 
 Each part of the demo is one function taking no arguments and printing its own section; main() runs them in order,
 so a later part (e.g. a short LTN training) is one more function in PARTS.
@@ -22,6 +22,7 @@ from ltn_sudoku.questions.text import render_report
 
 EXAMPLES_DIR = DATA_DIR / "examples"
 DEMO_RUN = REPO_ROOT / "outputs" / "demo_train_4x4"
+DEMO_REPORT = REPO_ROOT / "outputs" / "demo_report.html"
 SEED_4 = "1.34 34.2 2143 432."  # the seed's 4x4 example, by rows
 SHIPPED = LtnAnswers()  # the shipped checkpoints, one per size, loaded on first use
 
@@ -70,7 +71,20 @@ def short_training_run() -> None:
     print(f"\ntensorboard --logdir {DEMO_RUN.relative_to(REPO_ROOT)}   # the run's curves")
 
 
-PARTS: tuple[Callable[[], None], ...] = (classify_examples, short_training_run)
+def html_report() -> None:
+    """The same answers as a page to look at: classify-board --html on the 9x9 example boards (the solving path to
+    step through with the arrow keys, every step drawn, and the LTN's picture)."""
+    from ltn_sudoku.cli import main as cli
+
+    boards = EXAMPLES_DIR / "seed_9x9.csv"
+    _heading(f"Pictures: classify-board {boards.relative_to(REPO_ROOT)} --html {DEMO_REPORT.relative_to(REPO_ROOT)}")
+    DEMO_REPORT.parent.mkdir(parents=True, exist_ok=True)
+    if cli(["classify", str(boards), "--html", str(DEMO_REPORT)]) != 0:
+        raise SystemExit("classify-board --html failed")
+    print(f"open {DEMO_REPORT.relative_to(REPO_ROOT)} in a browser: no network needed")
+
+
+PARTS: tuple[Callable[[], None], ...] = (classify_examples, html_report, short_training_run)
 
 
 def main() -> int:

@@ -22,3 +22,5 @@ def test_demo_runs_every_part() -> None:
     assert "no LTN model for 16x16 boards" in out
     assert "no LTN model for 4x4" not in out and "no LTN model for 9x9" not in out  # the shipped models answered
     assert "answered by" in out and "demo finished" in out
+    assert "open outputs/demo_report.html in a browser" in out
+    assert (REPO_ROOT / "outputs" / "demo_report.html").read_text().count('<section class="board"') == 1
