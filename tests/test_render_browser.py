@@ -11,8 +11,9 @@ from __future__ import annotations
 import io
 import shutil
 import xml.etree.ElementTree as ET
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 import pytest
@@ -79,13 +80,13 @@ def _check_step(page: Any, section: str, grid: Any, step: Any, number: int, tota
                                           for d in grid.candidates(c)}
 
 
-@pytest.mark.slow  # ~5-8 s: Chromium's start and the sample board's answers (make test runs it, test-fast does not)
-def test_report_in_chromium(tmp_path: Path) -> None:
+@contextmanager
+def _page(report: Path) -> Iterator[Any]:
+    """The report opened from disk in headless Chromium; fails afterwards on any console error, page error or failed
+    request (none may load: the page is self-contained)."""
     executable = _chromium()
     from playwright.sync_api import sync_playwright
 
-    report = tmp_path / "report.html"
-    shows = sample_report(report)
     errors: list[str] = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=executable, headless=True)
@@ -95,58 +96,63 @@ def test_report_in_chromium(tmp_path: Path) -> None:
             page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
             page.on("requestfailed", lambda r: errors.append(f"request failed: {r.url}"))
             page.goto(report.as_uri())
-            assert page.inner_text("#board-count").strip() == "3"
-
-            # top1465's first board: its path, stepped with the right arrow to the first step with links
-            main = shows["board1"]
-            steps, grids = main["steps"], main["grids"]
-            target = next(i for i, s in enumerate(steps) if s.eliminations and chain_links(s))
-            page.click("#board1 .caption")  # the board takes the keys
-            _check_step(page, "board1", grids[0], steps[0], 1, len(steps))
-            for _ in range(target):
-                page.keyboard.press("ArrowRight")
-            _check_step(page, "board1", grids[target], steps[target], target + 1, len(steps))
-            assert page.locator("#board1 .stage path.link").count() > 0, steps[target].text
-            _not_blank(page.locator("#board1 .stage svg").screenshot(), "board 1's chain step")
-            page.keyboard.press("ArrowLeft")
-            _check_step(page, "board1", grids[target - 1], steps[target - 1], target, len(steps))
-            page.keyboard.press("End")
-            assert page.inner_text("#board1 .pos") == f"end ({len(steps)} steps)"
-            assert page.locator("#board1 .stage g.cand").count() == 0  # the path solved the board
-            # the LTN picture: the cells marked wrong are those whose most likely digit is not the solution's
-            wrong = page.eval_on_selector_all('#board1 .ltn-picture g.ltn-cell[data-wrong="1"]',
-                                              "els => els.map(e => e.dataset.cell)")
-            assert set(wrong) == main["wrong"] and wrong
-            _not_blank(page.locator("#board1 .ltn-picture svg").screenshot(), "the LTN picture")
-
-            # HoDoKu's fish case (a fin, base and cover lines) and chain case (strong and weak links), opened by a click
-            for section in ("board2", "board3"):
-                (step,), (grid,) = shows[section]["steps"], shows[section]["grids"]
-                page.click(f"#{section} summary")
-                page.wait_for_selector(f"#{section} .stage svg")  # the toggle event draws it
-                _check_step(page, section, grid, step, 1, 1)
-                page.keyboard.press("ArrowRight")
-                assert page.locator(f"#{section} .stage g.cand.elim").count() == 0
-                page.keyboard.press("ArrowLeft")
-                _check_step(page, section, grid, step, 1, 1)
-                _not_blank(page.locator(f"#{section} .stage svg").screenshot(), f"{section}'s step")
-            assert _drawn(page, "board2", "fin"), "the finned fish shows no fin"
-            assert page.eval_on_selector_all("#board2 .stage rect.cell", "els => els.filter(e => e.style.fill).length")
-            links = page.eval_on_selector_all("#board3 .stage path.link", "els => els.map(e => e.getAttribute('class'))")
-            assert "link strong" in links and "link weak" in links
-            _not_blank(page.screenshot(full_page=True), "the whole page")
+            yield page
         finally:
             browser.close()
     assert not errors, "\n".join(errors)
+
+
+@pytest.mark.slow  # ~5-8 s: Chromium's start and the sample board's answers (make test runs it, test-fast does not)
+def test_report_in_chromium(tmp_path: Path) -> None:
+    report = tmp_path / "report.html"
+    shows = sample_report(report)
+    with _page(report) as page:
+        assert page.inner_text("#board-count").strip() == "3"
+
+        # top1465's first board: its path, stepped with the right arrow to the first step with links
+        main = shows["board1"]
+        steps, grids = main["steps"], main["grids"]
+        target = next(i for i, s in enumerate(steps) if s.eliminations and chain_links(s))
+        page.click("#board1 .caption")  # the board takes the keys
+        _check_step(page, "board1", grids[0], steps[0], 1, len(steps))
+        for _ in range(target):
+            page.keyboard.press("ArrowRight")
+        _check_step(page, "board1", grids[target], steps[target], target + 1, len(steps))
+        assert page.locator("#board1 .stage path.link").count() > 0, steps[target].text
+        _not_blank(page.locator("#board1 .stage svg").screenshot(), "board 1's chain step")
+        page.keyboard.press("ArrowLeft")
+        _check_step(page, "board1", grids[target - 1], steps[target - 1], target, len(steps))
+        page.keyboard.press("End")
+        assert page.inner_text("#board1 .pos") == f"end ({len(steps)} steps)"
+        assert page.locator("#board1 .stage g.cand").count() == 0  # the path solved the board
+        # the LTN picture: the cells marked wrong are those whose most likely digit is not the solution's
+        wrong = page.eval_on_selector_all('#board1 .ltn-picture g.ltn-cell[data-wrong="1"]',
+                                          "els => els.map(e => e.dataset.cell)")
+        assert set(wrong) == main["wrong"] and wrong
+        _not_blank(page.locator("#board1 .ltn-picture svg").screenshot(), "the LTN picture")
+
+        # HoDoKu's fish case (a fin, base and cover lines) and chain case (strong and weak links), opened by a click
+        for section in ("board2", "board3"):
+            (step,), (grid,) = shows[section]["steps"], shows[section]["grids"]
+            page.click(f"#{section} summary")
+            page.wait_for_selector(f"#{section} .stage svg")  # the toggle event draws it
+            _check_step(page, section, grid, step, 1, 1)
+            page.keyboard.press("ArrowRight")
+            assert page.locator(f"#{section} .stage g.cand.elim").count() == 0
+            page.keyboard.press("ArrowLeft")
+            _check_step(page, section, grid, step, 1, 1)
+            _not_blank(page.locator(f"#{section} .stage svg").screenshot(), f"{section}'s step")
+        assert _drawn(page, "board2", "fin"), "the finned fish shows no fin"
+        assert page.eval_on_selector_all("#board2 .stage rect.cell", "els => els.filter(e => e.style.fill).length")
+        links = page.eval_on_selector_all("#board3 .stage path.link", "els => els.map(e => e.getAttribute('class'))")
+        assert "link strong" in links and "link weak" in links
+        _not_blank(page.screenshot(full_page=True), "the whole page")
 
 
 @pytest.mark.slow  # ~3 s: Chromium's start
 def test_classify_board_page_in_chromium(tmp_path: Path) -> None:
     """The page classify-board --html writes (its header's count filled by the page from the footer) opens with no
     error, and the keyboard steps its first board's path."""
-    executable = _chromium()
-    from playwright.sync_api import sync_playwright
-
     from ltn_sudoku.cli import main
 
     boards = tmp_path / "boards.txt"
@@ -154,21 +160,11 @@ def test_classify_board_page_in_chromium(tmp_path: Path) -> None:
     boards.write_text(f"{seed}\n{seed.replace('2', '.', 1)}\n")
     report = tmp_path / "classify.html"
     assert main(["classify", str(boards), "--html", str(report)]) == 0
-    errors: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 1100, "height": 900})
-            page.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
-            page.goto(report.as_uri())
-            assert page.inner_text("#board-count").strip() == "2"
-            page.click("#board1 .caption")
-            total = int(page.inner_text("#board1 .pos").split("/")[1])
-            page.keyboard.press("ArrowRight")
-            assert page.inner_text("#board1 .pos") == f"step 2 / {total}"
-            _not_blank(page.locator("#board1 .stage svg").screenshot(), "classify-board's first board")
-            assert page.locator("#board1 .ltn-picture svg").count() == 1
-        finally:
-            browser.close()
-    assert not errors, "\n".join(errors)
+    with _page(report) as page:
+        assert page.inner_text("#board-count").strip() == "2"
+        page.click("#board1 .caption")
+        total = int(page.inner_text("#board1 .pos").split("/")[1])
+        page.keyboard.press("ArrowRight")
+        assert page.inner_text("#board1 .pos") == f"step 2 / {total}"
+        _not_blank(page.locator("#board1 .stage svg").screenshot(), "classify-board's first board")
+        assert page.locator("#board1 .ltn-picture svg").count() == 1
