@@ -7,7 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -17,19 +19,63 @@ def test_bench_guidance_smoke(tmp_path: Path, kaggle_data_home: Path) -> None:
     out = tmp_path / "bench"
     done = subprocess.run([sys.executable, str(ROOT / "scripts/bench_guidance.py"), "--sets", "top1465,kaggle_3m_test",
                            "--limit", "2", "--checkpoints", "checkpoints/9x9.pt", "--random-seeds", "0",
-                           "--out-dir", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+                           "--out-dir", str(out), "--record", str(tmp_path / "rec"), "--machine", "test machine"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     solver = pd.read_csv(out / "solver.csv")
-    assert set(solver.order) == {"ascending", "random (seed 0)", "least constraining", "fewest places in units",
-                                 "hasValue 9x9", "oracle (solution's digit first)"}
+    learned = {"hasValue 9x9", "hasValue 9x9 root call", "hasValue 9x9 root call batched"}
+    hand = {"ascending", "random (seed 0)", "least constraining", "fewest places in units"}
+    assert set(solver.order) == hand | learned | {"oracle (solution's digit first)"}
     assert (solver.correct == 1).all() and (solver.puzzles == 2).all()
     assert (solver[solver.order.str.startswith("oracle")]["wrong_guesses mean"] == 0).all()
     cadical = pd.read_csv(out / "cadical.csv")
     assert (cadical.correct == 1).all() and len(set(cadical.order)) == 3
     summary = json.loads((out / "summary.json").read_text())
     assert summary["sizes"] == {"top1465": 2, "kaggle_3m_test": 2} and summary["models"][0]["train_command"]
-    assert (out / "wrong_guesses.png").stat().st_size > 0 and len(pd.read_csv(out / "rows.csv")) == 2 * 2 * (6 + 3)
-    assert "== top1465: 2 puzzles ==" in done.stdout
+    assert (out / "wrong_guesses.png").stat().st_size > 0 and len(pd.read_csv(out / "rows.csv")) == 2 * 2 * (8 + 3)
+    assert "== top1465: 2 puzzles ==" in done.stdout and "learned against hand-made orders" in done.stdout
+    rows = pd.read_csv(out / "rows.csv").query("kind == 'solver'")
+    calls = rows.groupby("order").model_calls.max()
+    assert calls["ascending"] == 0 and calls["hasValue 9x9 root call"] <= 1 and calls["hasValue 9x9 root call batched"] == 0
+    paired = pd.read_csv(out / "paired.csv")
+    assert len(paired) == 2 * len(learned) * len(hand) and set(paired.learned) == learned
+    assert set(paired["hand-made"]) == hand and (paired.groupby(["set", "learned"])["best hand-made"].sum() == 1).all()
+    assert ((paired.low <= paired.difference + 1e-9) & (paired.difference <= paired.high + 1e-9)).all()
+    assert set(paired.verdict) <= {"tie", "learned better", "learned worse"} and (paired["ascending wall_s"] > 0).all()
+    meta = json.loads((tmp_path / "rec.json").read_text())
+    assert meta["machine"] == "test machine" and meta["date"] and meta["command"].startswith("python ")
+    assert meta["files"] == [f"{tmp_path / 'rec'}_{part}" for part in ("rows.csv.gz", "paired.csv", "solver.csv")]
+    recorded = pd.read_csv(tmp_path / "rec_rows.csv.gz")
+    assert set(recorded.columns) == {"set", "puzzle", "order", "wrong_guesses", "nodes", "model_calls", "wall_s"}
+    assert recorded.wrong_guesses.tolist() == rows.wrong_guesses.tolist()
+
+
+def test_paired_table_judges_each_learned_order_against_each_hand_made_one() -> None:
+    """A learned order one wrong guess below ascending on every puzzle is better with the interval [-1, -1]; equal to
+    another hand-made order, a tie; the worse share, the best hand-made order and the wall ratio as constructed."""
+    from scripts.bench_guidance import paired_table
+
+    puzzles = range(30)
+    frame = pd.DataFrame([{"set": "s", "puzzle": p, "kind": "solver", "order": order, "wrong_guesses": guesses,
+                           "wall_s": wall}
+                          for p in puzzles for order, guesses, wall in
+                          (("ascending", 2 + p % 3, 0.01), ("fewest places in units", 1 + p % 3, 0.01),
+                           ("hasValue m root call", 1 + p % 3, 0.015), ("oracle (solution's digit first)", 0, 0.01))])
+    paired = paired_table(frame).set_index("hand-made")
+    assert set(paired.index) == {"ascending", "fewest places in units"}  # the oracle is no hand-made order
+    ascending, fewest = paired.loc["ascending"], paired.loc["fewest places in units"]
+    assert ascending.verdict == "learned better" and ascending.difference == pytest.approx(-1.0)
+    assert (ascending.low, ascending.high) == (pytest.approx(-1.0), pytest.approx(-1.0))
+    assert fewest.verdict == "tie" and fewest["learned worse share"] == 0 and fewest["best hand-made"]
+    assert not ascending["best hand-made"] and ascending["learned better share"] == 1
+    assert ascending["learned wall / ascending"] == pytest.approx(1.5)
+    assert ascending["learned p95"] == pytest.approx(np.percentile([1 + p % 3 for p in puzzles], 95))
+
+
+def test_bench_guidance_rejects_a_bad_variant() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "scripts/bench_guidance.py"), "--sets", "top1465",
+                           "--variants", "root,leaf@4"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "--variants item 'leaf@4'" in done.stderr
 
 
 def test_bench_guidance_rejects_unknown_sets() -> None:
