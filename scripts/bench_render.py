@@ -45,6 +45,7 @@ from ltn_sudoku.exact import solve
 from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.paths import DATA_DIR
 from ltn_sudoku.questions.engine import build
+from ltn_sudoku.questions.q3 import Q3Answer
 from ltn_sudoku.questions.report import classify
 from ltn_sudoku.render.ltn import hasvalue_svg
 from ltn_sudoku.render.report import HtmlReport, report_pictures, step_pictures
@@ -103,7 +104,7 @@ def sample_report(path: Path, ltn_svg: str | None = None) -> dict[str, Any]:
         ltn_svg = hasvalue_svg(board, truths, solution, title="hasValue (sample truths)")
     top = truths.argmax(axis=1) + 1
     wrong = {f"r{c // 9 + 1}c{c % 9 + 1}" for c in range(81) if not board.values[c] and top[c] != solution[c]}
-    path_steps = [s for sec in report.sections for s in getattr(getattr(sec, "result", None), "steps", [])]
+    path_steps = [s for sec in report.sections if isinstance(sec, Q3Answer) for s in sec.result.steps]
     grids = []
     grid = CandidateGrid.from_board(board)
     for step in path_steps:

@@ -29,6 +29,7 @@ from ltn_sudoku.cli.common import (
     add_engine_arguments,
     add_input_arguments,
     capped_jobs,
+    check_html_out,
     engine_from_args,
     iter_input,
     out_format,
@@ -145,9 +146,7 @@ def run(args: argparse.Namespace) -> int:
     if args.html is not None:
         if args.out is not None:
             raise UsageError("--html and --out: one output file at a time (--out REPORT.html is --html)")
-        if args.html.suffix.lower() not in (".html", ".htm"):
-            raise UsageError(f"--html {args.html}: expected a file name ending in .html")
-        args.out = args.html
+        args.out = check_html_out(args.html)
     out_kind = out_format(args.out) if args.out is not None else None
     if args.jobs < 1:
         raise UsageError(f"--jobs {args.jobs}: expected at least 1")

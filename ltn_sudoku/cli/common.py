@@ -93,6 +93,16 @@ def out_format(out: Path) -> str:
     return kind
 
 
+def check_html_out(path: Path) -> Path:
+    """--html's file, checked before any work: a file name ending in .html (a page written over a directory would
+    fail only once every board is answered)."""
+    if OUT_FORMATS.get(path.suffix.lower()) != "html":
+        raise UsageError(f"--html {path}: expected a file name ending in .html")
+    if path.is_dir():
+        raise UsageError(f"--html {path}: is a directory: expected a file name")
+    return path
+
+
 OUTPUT_OPTIONS: tuple[str, ...] = ("out", "stats_out", "html")  # the options of any subcommand that name a file to write
 
 

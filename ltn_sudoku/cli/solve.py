@@ -15,6 +15,7 @@ from ltn_sudoku.cli.common import (
     add_device_argument,
     add_engine_arguments,
     add_input_arguments,
+    check_html_out,
     engine_from_args,
     out_format,
     progress,
@@ -194,8 +195,8 @@ def run(args: argparse.Namespace) -> int:
     for option in ("svg", "html"):
         if getattr(args, option) is not None and (args.ltn or not args.explain):
             raise UsageError(f"--{option} goes with --explain (and not with --ltn)")
-    if args.html is not None and args.html.suffix.lower() not in (".html", ".htm"):
-        raise UsageError(f"--html {args.html}: expected a file name ending in .html")
+    if args.html is not None:
+        check_html_out(args.html)
     if args.ltn:
         return run_ltn(args)
     out_kind = out_format(args.out) if args.out is not None else None

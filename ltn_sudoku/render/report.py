@@ -33,6 +33,7 @@ from ltn_sudoku import __version__
 from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid, Contradiction, Step, mask_digits
 from ltn_sudoku.io.writers import AtomicFile
+from ltn_sudoku.questions.q3 import Q3Answer
 from ltn_sudoku.questions.report import Report
 from ltn_sudoku.render.svg import (
     COLOURS,
@@ -118,10 +119,8 @@ def report_pictures(report: Report, max_steps: int | None = None) -> StepPicture
     """The step-through of a Report's Q3 solving path (None when the report has no path: closed boards, clashing
     givens, Q3 skipped)."""
     for section in report.sections:
-        result = getattr(section, "result", None)  # Q3's section: its SolveResult holds the puzzle and the Steps
-        puzzle, steps = getattr(result, "puzzle", None), getattr(result, "steps", None)
-        if isinstance(puzzle, Board) and steps and all(isinstance(s, Step) for s in steps):
-            return step_pictures(puzzle, steps, max_steps)
+        if isinstance(section, Q3Answer) and section.result.steps:  # its SolveResult: the puzzle and the Steps
+            return step_pictures(section.result.puzzle, section.result.steps, max_steps)
     return None
 
 
