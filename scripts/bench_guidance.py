@@ -281,8 +281,7 @@ def print_paired(paired: pd.DataFrame, name: str) -> None:
 
 def plot(summary: pd.DataFrame, path: Path) -> None:
     """Grouped bars: mean wrong guesses per order (bars) per set (groups), log scale."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from _plotting import new_axes, save
+    from _plotting import new_axes, save  # scripts/ is on sys.path (top of this file)
 
     sets = list(dict.fromkeys(summary.set))
     orders = list(dict.fromkeys(summary.order))

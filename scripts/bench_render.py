@@ -15,8 +15,8 @@
 - training: real training runs (4x4 defaults, 2 epochs; 9x9 defaults with 400 training boards, 1 epoch) and the
   share of each validation the TensorBoard pictures took, from the run's own scalars time/pictures_seconds and
   time/validation_seconds (wall seconds, the training loop's measurement; target <= 5 %).
-- figures: the screenshots of docs/figures (a chain step, a fish step, an LTN board), headless Chromium
-  (/usr/bin/chromium) on the sample report (`sample_report`, which tests/test_render_browser.py opens too).
+- figures: the screenshots of docs/figures (a chain step, a fish step, an LTN board, and two steps drawn alone),
+  headless Chromium (/usr/bin/chromium) on the sample report (`sample_report`, which tests/test_render_browser.py opens too).
 
     .venv/bin/python scripts/bench_render.py --sections cpu [--boards 1465]
     .venv/bin/python scripts/bench_render.py --sections memory
@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,7 @@ from ltn_sudoku.techniques.hodoku import answering_techniques, case_finder, load
 from ltn_sudoku.techniques.registry import all_techniques
 
 CHROMIUM = Path("/usr/bin/chromium")
+STEP_FIGURES = {"0707": "step_discontinuous_nice_loop.png", "0311": "step_finned_swordfish.png"}  # HoDoKu codes
 FIGURE_LTN_BOARD = 10  # qqwing_expert.txt's 11th board: the shipped 9x9 model wrong in 4 of 53 cells, unsure in 18
 FISH_CASE, CHAIN_CASE = "0310", "0707"  # HoDoKu's Finned X-Wing (a fin) and a Discontinuous Nice Loop (links)
 
@@ -65,12 +67,18 @@ def puzzles(name: str, limit: int | None = None) -> list[str]:
     return out[:limit] if limit is not None else out
 
 
+@cache
+def answering() -> dict[str, list[Any]]:
+    """HoDoKu code -> the techniques answering it (built once)."""
+    return answering_techniques(all_techniques())
+
+
 def case_step(code: str) -> tuple[CandidateGrid, Step]:
     """The grid and the step of the first HoDoKu regression case of a technique code (the step whose effects are the
     case's; as tests/test_render.py draws them)."""
-    answering = answering_techniques(all_techniques())
     case = next(c for c in load_cases(codes=[code]) if not c.must_fail)
-    steps = case_finder(case, answering)(case.grid())
+    steps = case_finder(case, answering())(case.grid())
+    assert steps, f"{code}: the finder found nothing on line {case.line}"
     wanted = (case.eliminations, case.placements)
     return case.grid(), next((s for s in steps if case._effects(s) == wanted), steps[0])
 
@@ -184,8 +192,6 @@ def images(val_boards: int) -> None:
 def case_steps(case: Any, answering: Any) -> list[Step] | None:
     """The step(s) a regression case asks for, found on its grid: one step, the pair of a merged case, none for a
     `-x` case (whose finder must find nothing); None when the finder does not answer the case."""
-    from ltn_sudoku.techniques.hodoku import case_finder
-
     found = case_finder(case, answering)(case.grid())
     if case.must_fail:
         return [] if not found else None
@@ -206,18 +212,14 @@ def drawn_as(grid: CandidateGrid, step: Step, expected: Step) -> bool:
 
 
 def cases() -> None:
-    from ltn_sudoku.techniques.hodoku import answering_techniques, load_cases
-    from ltn_sudoku.techniques.registry import all_techniques
-
-    answering = answering_techniques(all_techniques())
     t0 = time.process_time()
     total = drawn = 0
     wrong: list[str] = []
     for case in load_cases():
-        if case.code not in answering:
+        if case.code not in answering():
             continue
         total += 1
-        steps = case_steps(case, answering)
+        steps = case_steps(case, answering())
         if steps is not None and all(drawn_as(case.grid(), step, step) for step in steps):
             drawn += 1
         else:
@@ -288,7 +290,7 @@ def figures(out: Path) -> None:
                                          board.to_line(), "--json"], check=True, capture_output=True, text=True).stdout)
     ltn = answers_svg(answers)
     assert ltn is not None, "classify-board gave no LTN answers"
-    names = ("report_fish_step.png", "report_chain_step.png", "ltn_board.png")
+    names = ("report_fish_step.png", "report_chain_step.png", "ltn_board.png", *STEP_FIGURES.values())
     with tempfile.TemporaryDirectory() as tmp:
         page_path = Path(tmp) / "sample.html"
         sample_report(page_path)
@@ -305,6 +307,12 @@ def figures(out: Path) -> None:
                 page.locator(f"#{sec} .path").screenshot(path=str(out / name))
             page.goto(ltn_path.as_uri())
             page.locator("#board1 .ltn-picture svg").screenshot(path=str(out / names[2]))
+            for code, name in STEP_FIGURES.items():  # docs/techniques.md's two steps, drawn alone by step_svg
+                svg_path = Path(tmp) / f"{code}.html"
+                svg_path.write_text(f"<!DOCTYPE html><html><body style='margin:0'>{step_svg(*case_step(code))}"
+                                    "</body></html>")
+                page.goto(svg_path.as_uri())
+                page.locator("svg").first.screenshot(path=str(out / name))
             browser.close()
     print(f"figures: {', '.join(str(out / n) for n in names)}")
 

@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from ltn_sudoku.paths import DATA_DIR, REPO_ROOT
+from ltn_sudoku.paths import REPO_ROOT
 from tests.test_train import TINY, TINY_EVAL
+from tests.test_visual_train import TINY as VISUAL_TRAIN_TINY
 
 TUTORIALS = REPO_ROOT / "docs" / "tutorials"
 BLOCK = re.compile(r"^```(bash|python)\n(.*?)^```", re.MULTILINE | re.DOTALL)
-VISUAL_TINY = ["data.train_boards=8", "data.val_boards=8", "data.test_boards=8", "train.decode_time_limit=0.05", "train.epochs=1",
-               "train.progress=false", f"data.mnist_path={DATA_DIR / 'mnist_sample'}"]
+VISUAL_TINY = [*VISUAL_TRAIN_TINY, "train.epochs=1"]  # the visual trainer's tiny settings, one epoch
 SKIPPED = ("tensorboard ",)
 RUN_AS_GIVEN = ("classify-board ", "ltn-sudoku solve ", "python scripts/aggregate_sweep.py ", "RUN=$(")
 # the tutorials' benchmark commands, each with the arguments that make it small

@@ -16,6 +16,7 @@ from ltn_sudoku.generate import generate
 from ltn_sudoku.io import read_boards
 from ltn_sudoku.logic.answers.model_order import CachedModelOrder, ModelOrder
 from ltn_sudoku.paths import CHECKPOINTS_DIR, DATA_DIR
+from tests.test_branching import OPEN_KINDS
 
 
 @pytest.fixture(scope="module")
@@ -25,9 +26,7 @@ def model() -> ModelOrder:
 
 def boards_with_0_1_2_solutions() -> list[Board]:
     """Generated 9x9 boards without, with one and with several solutions, and two hard public puzzles."""
-    kinds = [("open_solvable", "unique"), ("open_solvable", "multiple"), ("open_impossible", "obvious"),
-             ("open_impossible", "subtle")]
-    boards = [r.board for label, kind in kinds for r in generate(9, label, 2, 13, kind=kind, unique=False)]
+    boards = [r.board for label, kind in OPEN_KINDS for r in generate(9, label, 2, 13, kind=kind, unique=False)]
     return boards + read_boards(DATA_DIR / "9x9/hardest11.txt")[:2]
 
 

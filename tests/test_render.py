@@ -9,11 +9,12 @@ from functools import cache
 import pytest
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.candidates import CandidateGrid, Step
+from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.render import board_svg, chain_links, step_svg
 from ltn_sudoku.render.svg import roles_of
-from ltn_sudoku.techniques.hodoku import RegCase, answering_techniques, case_finder, load_cases
+from ltn_sudoku.techniques.hodoku import RegCase, answering_techniques, load_cases
 from ltn_sudoku.techniques.registry import all_techniques
+from scripts.bench_render import case_step  # a code's first case: its grid and step (merged: one of the pair)
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -33,15 +34,6 @@ def _first_cases() -> dict[str, RegCase]:
     return out
 
 
-def _case_step(code: str) -> tuple[CandidateGrid, Step]:
-    case = _first_cases()[code]
-    steps = case_finder(case, _answering())(case.grid())
-    assert steps, f"{code}: the finder found nothing on line {case.line}"
-    wanted = (case.eliminations, case.placements)
-    step = next((s for s in steps if case._effects(s) == wanted), steps[0])  # merged cases: any one of the pair
-    return case.grid(), step
-
-
 def _names(grid: CandidateGrid, cands: tuple[tuple[int, int], ...]) -> set[tuple[str, int]]:
     return {(f"r{grid.geo.row[c] + 1}c{grid.geo.col[c] + 1}", d) for c, d in cands}
 
@@ -53,7 +45,7 @@ def test_every_answered_code_has_a_case() -> None:
 @pytest.mark.parametrize("code", sorted({case.code for case in load_cases()} & set(answering_techniques(
     all_techniques()))))
 def test_step_svg_marks_exactly_the_steps_effects(code: str) -> None:
-    grid, step = _case_step(code)
+    grid, step = case_step(code)
     svg = step_svg(grid, step)
     root = ET.fromstring(svg)  # well-formed
     assert root.tag == f"{SVG}svg"
@@ -68,7 +60,7 @@ def test_step_svg_marks_exactly_the_steps_effects(code: str) -> None:
 
 
 def test_nice_loop_links_are_parsed_from_the_text() -> None:
-    grid, step = _case_step("0707")  # (1)r6c4 = (1-9)r6c5 = (9-2)r3c5 = (2-1)r3c4 = (1)r6c4
+    grid, step = case_step("0707")  # (1)r6c4 = (1-9)r6c5 = (9-2)r3c5 = (2-1)r3c4 = (1)r6c4
     links = chain_links(step)
     assert [link.strong for link in links] == [True, False, True, False, True, False, True]
     assert links[0].source == ((48,), 1) and links[0].target == ((49,), 1)
@@ -79,15 +71,15 @@ def test_nice_loop_links_are_parsed_from_the_text() -> None:
 
 
 def test_grouped_and_turbot_links() -> None:
-    _, step = _case_step("0709")  # ... = (2)r9c56 - (2)r78c4 = ...
+    _, step = case_step("0709")  # ... = (2)r9c56 - (2)r78c4 = ...
     groups = [link.source[0] for link in chain_links(step) if len(link.source[0]) > 1]
     assert (76, 77) in groups and (57, 66) in groups
-    _, turbot = _case_step("0403")  # r4c7 =2= r4c6 -2- r8c6 =2= r7c5
+    _, turbot = case_step("0403")  # r4c7 =2= r4c6 -2- r8c6 =2= r7c5
     assert [(link.source[1], link.strong) for link in chain_links(turbot)] == [(2, True), (2, False), (2, True)]
 
 
 def test_fish_fins_are_marked() -> None:
-    grid, step = _case_step("0310")  # Finned X-Wing: 3 r2,r4 c1,c5 fr2c6
+    grid, step = case_step("0310")  # Finned X-Wing: 3 r2,r4 c1,c5 fr2c6
     assert roles_of(step_svg(grid, step))["fin"] == {("r2c6", 3)}
 
 
@@ -136,6 +128,6 @@ def test_every_case_of_the_library_is_drawn_as_its_step() -> None:
         steps = case_steps(case, answering)
         assert steps is not None, f"{case.code} line {case.line}: the finder does not answer the case"
         assert all(drawn_as(case.grid(), step, step) for step in steps), f"{case.code} line {case.line}"
-    grid, step = _case_step("0901")  # a drawing that marks another candidate than the step's fails the check
+    grid, step = case_step("0901")  # a drawing that marks another candidate than the step's fails the check
     other = next((c, d) for c in grid.empty_cells() for d in grid.candidates(c) if (c, d) not in step.eliminations)
     assert step.eliminations and not drawn_as(grid, dataclasses.replace(step, eliminations=(other,)), step)

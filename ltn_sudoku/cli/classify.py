@@ -25,6 +25,8 @@ from ltn_sudoku.answering import Answerer, AnswerError, Chunk, Writer, chunks, w
 from ltn_sudoku.cli import UsageError
 from ltn_sudoku.cli.allocator import keep_large_arrays_in_heap
 from ltn_sudoku.cli.common import (
+    HTML_FORMATS,
+    OUT_FORMATS,
     add_device_argument,
     add_engine_arguments,
     add_input_arguments,
@@ -147,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         if args.out is not None:
             raise UsageError("--html and --out: one output file at a time (--out REPORT.html is --html)")
         args.out = check_html_out(args.html)
-    out_kind = out_format(args.out) if args.out is not None else None
+    out_kind = out_format(args.out, {**OUT_FORMATS, **HTML_FORMATS}) if args.out is not None else None
     if args.jobs < 1:
         raise UsageError(f"--jobs {args.jobs}: expected at least 1")
     if args.ltn_search < 0:

@@ -31,7 +31,8 @@ from ltn_sudoku.io.locks import LockBusy, LockError, owner_text
 from ltn_sudoku.questions.engine import Engine, build
 from ltn_sudoku.questions.memory import MemoryTracker
 
-OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".html": "html", ".htm": "html"}
+OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+HTML_FORMATS = {".html": "html", ".htm": "html"}  # classify-board's --out also writes a page (--html)
 BOARD_NAME = "<board>"
 
 
@@ -83,20 +84,20 @@ def engine_from_args(args: argparse.Namespace, tracker: MemoryTracker | None = N
         raise UsageError(str(e)) from None
 
 
-def out_format(out: Path) -> str:
+def out_format(out: Path, formats: dict[str, str] = OUT_FORMATS) -> str:
     """The results format of --out, checked before any work so that a bad name costs nothing."""
     if out.is_dir():
         raise UsageError(f"--out {out}: is a directory: expected a file name")
-    kind = OUT_FORMATS.get(out.suffix.lower())
+    kind = formats.get(out.suffix.lower())
     if kind is None:
-        raise UsageError(f"--out {out}: unknown extension {out.suffix!r}: expected one of {', '.join(OUT_FORMATS)}")
+        raise UsageError(f"--out {out}: unknown extension {out.suffix!r}: expected one of {', '.join(formats)}")
     return kind
 
 
 def check_html_out(path: Path) -> Path:
     """--html's file, checked before any work: a file name ending in .html (a page written over a directory would
     fail only once every board is answered)."""
-    if OUT_FORMATS.get(path.suffix.lower()) != "html":
+    if path.suffix.lower() not in HTML_FORMATS:
         raise UsageError(f"--html {path}: expected a file name ending in .html")
     if path.is_dir():
         raise UsageError(f"--html {path}: is a directory: expected a file name")

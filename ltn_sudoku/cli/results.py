@@ -152,7 +152,7 @@ class HtmlWriter:
     def __call__(self, answers: Sequence[Answered]) -> str:
         parts = []
         for a in answers:
-            board = _answer_dict(a, moves=True)  # the LTN picture reads the moves' confidences
+            board = _answer_dict(a, moves=False)  # the LTN picture reads its own section's moves
             parts.append(board_section(a.index, board, report_pictures(a.report), answers_svg(board),
                                        opened=a.index < self.open_first))
         return "".join(parts)

@@ -204,8 +204,13 @@ def run(args: argparse.Namespace) -> int:
     tracker = MemoryTracker()
     engine = engine_from_args(args, tracker, fallback=not args.no_fallback)
     name, records = read_input(args)
-    with HtmlReport(args.html, title=f"ltn-sudoku solve: {name}") if args.html is not None else nullcontext() as html:
-        results = _solve_all(args, engine, name, records, out_kind, html)
+    try:
+        with HtmlReport(args.html, title=f"ltn-sudoku solve: {name}") if args.html is not None else nullcontext() \
+                as html:
+            results = _solve_all(args, engine, name, records, out_kind, html)
+    except OSError as e:  # --html or --svg cannot be written: the page is left out (AtomicFile), nothing half-written
+        option = f"--svg {args.svg}" if args.svg is not None and args.html is None else f"--html {args.html}"
+        raise UsageError(f"{option}: cannot write ({e.strerror or e})") from None
     if args.html is not None:
         print(f"{name}: {len(records)} boards, every step drawn -> {args.html}")
     if out_kind is not None:

@@ -3,7 +3,8 @@
 tqdm redraws its bar with carriage returns; sent to a file that is a stream of overwritten lines (a sweep of two 5-epoch
 4x4 runs wrote 185 KB, lines of up to 18 KB). ``progress`` keeps tqdm's bar for a terminal and, when stderr is not
 one, prints one line at most every ``every_s`` seconds (and one at the end), so a log holds what happened, not the
-redraws. ``ltn-sudoku`` commands, training and the tiers all draw progress through it.
+redraws. Training, the tiers and the generators draw progress through it (the commands' own bars,
+cli/common.py, are drawn only on a terminal).
 """
 
 from __future__ import annotations

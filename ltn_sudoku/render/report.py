@@ -27,14 +27,17 @@ from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ltn_sudoku import __version__
 from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid, Contradiction, Step, mask_digits
 from ltn_sudoku.io.writers import AtomicFile
 from ltn_sudoku.questions.q3 import Q3Answer
-from ltn_sudoku.questions.report import Report
+
+if TYPE_CHECKING:
+    from ltn_sudoku.questions.report import Report
+
 from ltn_sudoku.render.svg import (
     COLOURS,
     board_svg,

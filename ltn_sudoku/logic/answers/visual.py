@@ -21,7 +21,7 @@ import torch
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.logic.checkpoints import CheckpointError
-from ltn_sudoku.logic.device import device_of, to_numpy
+from ltn_sudoku.logic.device import device_of, to_list, to_numpy
 from ltn_sudoku.logic.kinds import load_model
 from ltn_sudoku.logic.visual.decode import decode
 
@@ -82,7 +82,7 @@ def read_visual_board(images: np.ndarray, checkpoint: Path, device: str = "cpu",
     filled = images.reshape(len(images), -1).max(axis=1) >= BLANK_LEVEL
     with torch.no_grad():
         probs = model.has_value(torch.from_numpy(images).to(device_of(model))[None])[0]
-        truth = float(model.is_correct(ops, probs[None])[0]) if filled.all() else None
+        truth = float(to_list(model.is_correct(ops, probs[None]))[0]) if filled.all() else None
     probs, names = to_numpy(probs), to_numpy(model.names)
     digits = np.where(filled, names[probs.argmax(-1)] + 1, 0)  # the checkpoint's digit names
     sure = probs.max(-1)[filled]

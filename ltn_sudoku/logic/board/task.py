@@ -20,10 +20,8 @@ from ltn_sudoku.logic.device import to_numpy
 from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.kb.aggregate import Gather
 from ltn_sudoku.logic.kb.operators import Operators, build_operators
-from ltn_sudoku.logic.training.task import EpochBatches, Outcome, Step, Writer
+from ltn_sudoku.logic.training.task import PICTURE_BOARDS, EpochBatches, Outcome, Step, Writer
 from ltn_sudoku.render.raster import hasvalue_images
-
-PICTURE_BOARDS = 4  # validation boards drawn for TensorBoard at every validation
 
 # the validation figures a board run may monitor (train.monitor; the schema accepts these)
 MONITORS: tuple[str, ...] = ("val/score", "val/solve/board_accuracy", "val/has_solution/accuracy",

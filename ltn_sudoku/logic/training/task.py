@@ -24,6 +24,7 @@ from ltn_sudoku.logic.kb.aggregate import BatchResult, Gather
 from ltn_sudoku.logic.kb.operators import Operators
 
 B = TypeVar("B", bound="Shardable")
+PICTURE_BOARDS = 4  # validation boards every task draws for TensorBoard at each validation (TrainingTask.pictures)
 
 
 class Shardable(Sized, Protocol):

@@ -29,7 +29,7 @@ from ltn_sudoku.logic.checkpoints import load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.device import device_of, to_numpy
 from ltn_sudoku.logic.kb.aggregate import BatchResult, Gather
 from ltn_sudoku.logic.kb.operators import Operators, build_operators
-from ltn_sudoku.logic.training.task import EpochBatches, Outcome, Step, Writer
+from ltn_sudoku.logic.training.task import PICTURE_BOARDS, EpochBatches, Outcome, Step, Writer
 from ltn_sudoku.logic.visual.abduce import NO_GRID, SELF_TRAIN_FROM, abduced_grids
 from ltn_sudoku.logic.visual.baselines import minibatches, read_probabilities
 from ltn_sudoku.logic.visual.boards import BoardImages
@@ -46,8 +46,6 @@ from ltn_sudoku.logic.visual.evaluate import BoardScores, best_permutation, conf
 from ltn_sudoku.logic.visual.model import VisualConfig, VisualLtn
 from ltn_sudoku.logic.visual.objective import objective
 from ltn_sudoku.render.raster import reader_images
-
-PICTURE_BOARDS = 4  # validation boards drawn for TensorBoard at every validation
 
 LOG = logging.getLogger(__name__)
 # train.monitor: model selection by isCorrect's validation board accuracy (learned) or by the reader + MAP decoding's
