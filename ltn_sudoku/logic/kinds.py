@@ -17,16 +17,28 @@ import torch
 from omegaconf import DictConfig
 
 from ltn_sudoku.logic.board.rules import board_rules
-from ltn_sudoku.logic.board.task import BoardTask
 from ltn_sudoku.logic.checkpoints import CheckpointError, load_checkpoint, model_kind
 from ltn_sudoku.logic.device import resolve_device
 from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.kb.operators import Operators, build_operators
-from ltn_sudoku.logic.training import loop
-from ltn_sudoku.logic.training.task import ModelKind
+from ltn_sudoku.logic.training.task import ModelKind, TrainingTask
 from ltn_sudoku.logic.visual.model import VisualConfig, VisualLtn
 from ltn_sudoku.logic.visual.rules import visual_rules
-from ltn_sudoku.logic.visual.train import VisualTask
+
+# The training tasks and the loop are imported when a model is trained, not when one is loaded: answering with a
+# checkpoint (classify-board, the complete solver, evaluation) needs neither Hydra's nor TensorBoard's modules.
+
+
+def _board_task(cfg: DictConfig, data: Any) -> TrainingTask:
+    from ltn_sudoku.logic.board.task import BoardTask
+
+    return BoardTask(cfg, data)
+
+
+def _visual_task(cfg: DictConfig, data: Any) -> TrainingTask:
+    from ltn_sudoku.logic.visual.train import VisualTask
+
+    return VisualTask(cfg, data)
 
 
 def _board_model(payload: dict[str, Any]) -> LtnSudoku:
@@ -45,14 +57,16 @@ def _visual_model(payload: dict[str, Any]) -> VisualLtn:
 
 # model.kind -> its row; a config or checkpoint without model.kind is a board model
 KINDS: dict[str, ModelKind] = {
-    "board": ModelKind("board", task=BoardTask, load=_board_model, rules=board_rules),
-    "visual": ModelKind("visual", task=VisualTask, load=_visual_model, rules=visual_rules),
+    "board": ModelKind("board", task=_board_task, load=_board_model, rules=board_rules),
+    "visual": ModelKind("visual", task=_visual_task, load=_visual_model, rules=visual_rules),
 }
 
 
 def train(cfg: DictConfig, data: Any = None) -> dict[str, float]:
     """Train one model as configured (ltn_sudoku/logic/training/loop.py: train, for the config's kind); returns (and
     writes to metrics.json) the final figures. `data` replaces the boards the config would build."""
+    from ltn_sudoku.logic.training import loop
+
     return loop.train(cfg, KINDS[model_kind(cfg)], data)
 
 
