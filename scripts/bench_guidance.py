@@ -84,24 +84,51 @@ ROW_COLUMNS = ["set", "puzzle", "order", "wrong_guesses", "nodes", "model_calls"
 SAT_STATS = ("conflicts", "decisions", "cpu_s")
 
 
-def puzzles(name: str, count: int, seed: int, shipped: bool = False, skip: int = 0) -> list[Board]:
+def puzzles(name: str, count: int, seed: int, shipped: bool = False, skip: int = 0,
+            split: str | None = None) -> list[Board]:
     """`count` puzzles of a set: a seeded sample of a public file (streamed twice: count, then keep), or the first
-    test-split rows of the Kaggle file after `skip` of them; `shipped`: from the samples shipped under data/ (no data
-    home needed)."""
+    rows of the Kaggle file's test split after `skip` of them; `shipped`: from the samples shipped under data/ (no data
+    home needed). `split` (train / val / test, ltn_sudoku/io/split.py): only that split's puzzles of a public file,
+    and of the Kaggle file that split instead of test: the per-set orders train on the train split (
+    scripts/make_branch_states.py --set) and are measured on the test split (--split test)."""
     path = DATA_DIR / SHIPPED[name] if shipped else data_file(SETS[name])
     if name == "kaggle_3m_test":
         kept: list[Board] = []
         for chunk in KaggleReader(path).chunks():
-            rows = chunk.quizzes[splits_of(chunk.quizzes) == "test"]
+            rows = chunk.quizzes[splits_of(chunk.quizzes) == (split or "test")]
             dropped = min(skip, len(rows))
             skip -= dropped
             kept.extend(Board(row.tolist(), 9) for row in rows[dropped:][: count - len(kept)])
             if len(kept) >= count:
                 break
         return kept
-    total = sum(1 for _ in iter_records(path))
-    chosen = set(np.random.default_rng([seed, total]).choice(total, size=min(count, total), replace=False).tolist())
+    eligible = split_members(path, split)
+    picks = np.random.default_rng([seed, len(eligible)]).choice(len(eligible), size=min(count, len(eligible)),
+                                                                 replace=False)  # None: the sample of earlier runs
+    chosen = set(eligible[picks].tolist())
     return [r.board for i, r in enumerate(iter_records(path)) if i in chosen]
+
+
+def split_members(path: Path, split: str | None, chunk: int = 8192) -> np.ndarray:
+    """The indices of a file's puzzles in `split` (every index when None), read in chunks of `chunk` puzzles."""
+    found: list[np.ndarray] = []
+    rows: list[list[int]] = []
+    start = 0
+
+    def flush() -> None:
+        nonlocal start
+        if rows:
+            keep = np.ones(len(rows), bool) if split is None else splits_of(np.array(rows)) == split
+            found.append(start + np.flatnonzero(keep))
+            start += len(rows)
+            rows.clear()
+
+    for record in iter_records(path):
+        rows.append(list(record.board.values))
+        if len(rows) == chunk:
+            flush()
+    flush()
+    return np.concatenate(found) if found else np.zeros(0, np.int64)
 
 
 def parse_sizes(text: str) -> dict[str, int]:
@@ -314,6 +341,9 @@ def main() -> None:
                         f"({', '.join(SHIPPED.values())}) instead of the data home's full files")
     parser.add_argument("--kaggle-skip", type=int, default=0, help="skip the first N test-split Kaggle rows (a sample "
                         "disjoint from an earlier run's)")
+    parser.add_argument("--split", choices=("test", "train", "val"), default=None, help="sample every set from "
+                        "this split of its puzzles (ltn_sudoku/io/split.py; default: the whole public files, the Kaggle "
+                        "test split); test: the puzzles no per-set order trained on")
     parser.add_argument("--no-cadical", action="store_true", help="skip CaDiCaL with and without the model's phases")
     parser.add_argument("--record", default="", metavar="PREFIX", help="also write the committed result files "
                         "PREFIX_rows.csv.gz, PREFIX_paired.csv, PREFIX_solver.csv and PREFIX.json")
@@ -364,7 +394,8 @@ def main() -> None:
     orders: list[ValueOrder] = [*hand_made_orders(seeds), *learned, Oracle()]
     out_dir = Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    boards = {name: puzzles(name, sizes[name], args.seed, args.shipped, args.kaggle_skip) for name in sets}
+    boards = {name: puzzles(name, sizes[name], args.seed, args.shipped, args.kaggle_skip, args.split)
+              for name in sets}
     started, wall_started = time.process_time(), time.perf_counter()
     rows_path = out_dir / "rows.csv"
     rows: list[dict[str, object]] = []
@@ -382,7 +413,7 @@ def main() -> None:
                 rows.append(row)
     info = {"command": command(), **stamp(args.machine), "sizes": {s: len(boards[s]) for s in sets},
             "data": "shipped samples (data/)" if args.shipped else "data home", "seed": args.seed,
-            "kaggle_skip": args.kaggle_skip,
+            "kaggle_skip": args.kaggle_skip, "split": args.split or "whole files (Kaggle: test)",
             "shard": args.shard, "variants": args.variants, "models": [m.inputs() for m in models],
             "cpu_s": time.process_time() - started, "wall_s": time.perf_counter() - wall_started}
     report(pd.DataFrame(rows), info, out_dir, args.record, not args.no_record_rows)

@@ -10,6 +10,7 @@ platforms=(--platform manylinux_2_28_x86_64 --platform manylinux_2_24_x86_64 --p
            --platform manylinux2014_x86_64)
 mkdir -p .whl
 python3 -m pip download -q --no-deps --only-binary=:all: --python-version "$version" --implementation cp \
-    "${platforms[@]}" -d .whl LTNtorch==1.0.2 hydra-core==1.3.8 omegaconf==2.3.1 python-sat==1.9.dev24
+    "${platforms[@]}" -d .whl LTNtorch==1.0.2 hydra-core==1.3.8 omegaconf==2.3.1 python-sat==1.9.dev24 \
+    pooch==1.8.2 platformdirs==4.14.8
 python3 -m pip wheel -q --no-deps -w .whl antlr4-python3-runtime==4.9.3  # published as a source archive only
 ls .whl

@@ -4,6 +4,14 @@ resumes: a point whose point.json exists is skipped.
 
     python scripts/learning_curve.py --max-boards 2000                      # CPU: the 1k and 2k points
     python scripts/learning_curve.py --device cuda --max-boards 256000 --budget-minutes 12    # on a lent GPU
+    python scripts/learning_curve.py --experiment order_seventeen_clue --min-boards 1000 --max-boards 8000 \
+        --eval-sets seventeen_clue --eval-split test --eval-order root --device cuda    # against training states
+
+`--experiment NAME` (a conf/experiment/order_*.yaml): each point is that recipe (the shipped message-passing model
+fine-tuned on one set's branch states, `--init-from`) with `data.train.boards_limit` = the point's training states
+and a fifth as many impossible boards; a point b0 measures the starting checkpoint itself, untrained. The point's
+figures are on held-out puzzles: `--eval-split test` samples the public sets' test split (the states come from the
+train split), with `--eval-order root` one model call per puzzle (CachedModelOrder) instead of one per branch node.
 
 Each point is one training run (`python -m ltn_sudoku.train`, a subprocess; one epoch over `boards` training boards,
 80 % solvable puzzles and 20 % impossible boards, generated, seeded) written to OUT/<variant>/b<boards>/ with
@@ -33,17 +41,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ltn_sudoku.board import Board  # noqa: E402
-from ltn_sudoku.branching.orders import Ascending  # noqa: E402
+from ltn_sudoku.branching.orders import Ascending, FewestPlaces, ValueOrder  # noqa: E402
 from ltn_sudoku.branching.solver import solve  # noqa: E402
 from ltn_sudoku.generate import generate  # noqa: E402
 from ltn_sudoku.io import atomic_write_text  # noqa: E402
-from ltn_sudoku.logic.answers.model_order import ModelOrder  # noqa: E402
+from ltn_sudoku.logic.answers.model_order import CachedModelOrder, ModelOrder  # noqa: E402
 
 VARIANTS: dict[str, list[str]] = {"rules_only": ["train.supervised=false"], "supervised": ["train.supervised=true"]}
 
 
-def eval_boards(sets: list[str], count: int, n: int) -> dict[str, list[Board]]:
-    """The held-out puzzles of each evaluation set."""
+def eval_boards(sets: list[str], count: int, n: int, split: str | None = None) -> dict[str, list[Board]]:
+    """The held-out puzzles of each evaluation set (of its `split` only, when given)."""
     out: dict[str, list[Board]] = {}
     for name in sets:
         if name == "generated":
@@ -51,18 +59,27 @@ def eval_boards(sets: list[str], count: int, n: int) -> dict[str, list[Board]]:
         else:
             from bench_guidance import puzzles
 
-            out[name] = puzzles(name, count, 2026)
+            out[name] = puzzles(name, count, 2026, split=split)
     return out
 
 
-def measure(order: ModelOrder, boards: dict[str, list[Board]]) -> dict[str, float]:
-    """Solved share without search, and mean wrong guesses of the solver with hasValue and with ascending digits."""
+def measure(order: ModelOrder, boards: dict[str, list[Board]], how: str = "node") -> dict[str, float]:
+    """Solved share without search, and mean wrong guesses of the solver with hasValue (a call per branch node, or
+    one per puzzle with `how` = root) and with the ascending and fewest-places orders on the same puzzles."""
     out: dict[str, float] = {"boards_seen": float(order.boards_seen or 0)}
+    learned: ValueOrder = CachedModelOrder(order) if how == "root" else order
     for name, group in boards.items():
         out[f"{name} solved"] = float(order.solves(group).mean())
-        out[f"{name} wrong guesses"] = float(np.mean([solve(b, order).wrong_guesses for b in group]))
-        out[f"{name} wrong guesses ascending"] = float(np.mean([solve(b, Ascending()).wrong_guesses for b in group]))
+        out[f"{name} wrong guesses"] = float(np.mean([solve(b, learned).wrong_guesses for b in group]))
+        for label, hand in (("ascending", Ascending()), ("fewest places", FewestPlaces())):
+            key = f"{name} wrong guesses {label}"  # the same puzzles at every point: solved once per process
+            if key not in _BASELINES:
+                _BASELINES[key] = float(np.mean([solve(b, hand).wrong_guesses for b in group]))
+            out[key] = _BASELINES[key]
     return out
+
+
+_BASELINES: dict[str, float] = {}
 
 
 def train_command(model: str, logic: str, variant: str, boards: int, device: str, seed: int,
@@ -72,6 +89,16 @@ def train_command(model: str, logic: str, variant: str, boards: int, device: str
             f"data.train.solvable={solvable}", f"data.train.impossible={boards - solvable}", "train.epochs=1",
             "train.lr_schedule=cosine", "train.progress=false", f"device={device}", f"seed={seed}",
             f"run_dir={run_dir}", *VARIANTS[variant], *extra]
+
+
+def experiment_command(experiment: str, variant: str, states: int, device: str, init_from: str, run_dir: Path,
+                       extra: list[str]) -> list[str]:
+    """One point of `--experiment`: its recipe on the first `states` branch states (and a fifth as many impossible
+    boards), fine-tuned from `init_from`."""
+    return [sys.executable, "-m", "ltn_sudoku.train", f"+experiment={experiment}",
+            f"data.train.boards_limit={states}", f"data.train.impossible={max(1, states // 4)}",
+            f"train.init_from={init_from}", "train.progress=false", f"device={device}", f"run_dir={run_dir}",
+            *VARIANTS[variant], *extra]
 
 
 def device_name(device: str) -> str:
@@ -95,15 +122,29 @@ def plot(curve: pd.DataFrame, sets: list[str], path: Path) -> None:
             left.plot(group.boards, 100 * group[f"{name} solved"], marker="o", label=f"{variant}, {name}")
             right.plot(group.boards, group[f"{name} wrong guesses"], marker="o", label=f"{variant}, {name}")
     for name in sets:
-        base = curve[f"{name} wrong guesses ascending"].mean()
-        right.axhline(base, linestyle="--", color="grey", linewidth=1)
-        right.annotate(f"ascending, {name}", (curve.boards.min(), base), fontsize=7)
+        for label, style in (("ascending", "--"), ("fewest places", ":")):
+            if f"{name} wrong guesses {label}" in curve:  # fewest places: points measured since issue 40
+                base = curve[f"{name} wrong guesses {label}"].mean()
+                right.axhline(base, linestyle=style, color="grey", linewidth=1)
+                right.annotate(f"{label}, {name}", (max(curve.boards.min(), 1), base), fontsize=7)
     for axes, label in ((left, "solved without search (%)"), (right, "mean wrong guesses (complete solver)")):
-        axes.set_xscale("log")
+        axes.set_xscale("symlog", linthresh=int(min(curve.boards[curve.boards > 0], default=1)))  # b0 drawn at 0
         axes.set_xlabel("training boards seen")
         axes.set_ylabel(label)
         axes.legend(fontsize=7)
     save(figure, path)
+
+
+def measure_point(checkpoint: str | Path, variant: str, boards_count: int, train_wall_s: float,
+                  boards: dict[str, list[Board]], sets: list[str], args: argparse.Namespace) -> None:
+    """Measure one point's checkpoint on the held-out puzzles (drawn once, into `boards`) and write its point.json."""
+    order = ModelOrder.load(checkpoint)
+    if not boards:
+        boards.update(eval_boards(sets, args.eval_puzzles, order.n, args.eval_split))
+    point = {"variant": variant, "boards": boards_count, "checkpoint": str(checkpoint), "train_wall_s": train_wall_s,
+             "device": device_name(args.device), "experiment": args.experiment or None,
+             "eval_split": args.eval_split, "eval_order": args.eval_order, **measure(order, boards, args.eval_order)}
+    atomic_write_text(args.out_dir / variant / f"b{boards_count}" / "point.json", json.dumps(point, indent=1) + "\n")
 
 
 def main() -> None:
@@ -119,6 +160,14 @@ def main() -> None:
     parser.add_argument("--eval-sets", default="kaggle_3m_test,seventeen_clue",
                         help="kaggle_3m_test, seventeen_clue, top1465, forum_hardest_1905 (9x9) or generated")
     parser.add_argument("--eval-puzzles", type=int, default=100)
+    parser.add_argument("--eval-split", choices=("test", "val", "train"), default=None,
+                        help="sample the public evaluation sets from this split only (default: the whole files)")
+    parser.add_argument("--eval-order", choices=("node", "root"), default="node",
+                        help="the learned order measured: a model call per branch node, or one per puzzle")
+    parser.add_argument("--experiment", default="", help="points of this conf/experiment recipe (an order_* one), "
+                        "fine-tuned from --init-from on the point's number of branch states; a b0 point too")
+    parser.add_argument("--init-from", default="checkpoints/9x9_message_passing.pt",
+                        help="with --experiment: the checkpoint every point starts from (and b0 measures)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out-dir", type=Path, default=Path("outputs/learning_curve"))
     parser.add_argument("--report", action="store_true", help="train nothing: only the table and plot of the points "
@@ -132,8 +181,10 @@ def main() -> None:
               file=sys.stderr)
         raise SystemExit(2)
     points = [args.min_boards * 2 ** i for i in range(64) if args.min_boards * 2 ** i <= args.max_boards]
+    if args.experiment:
+        points = [0, *points]
     deadline = time.monotonic() + 60 * args.budget_minutes if args.budget_minutes else None
-    boards: dict[str, list[Board]] | None = None
+    boards: dict[str, list[Board]] = {}
     for boards_count in points if not args.report else []:
         for variant in variants:
             run_dir = args.out_dir / variant / f"b{boards_count}"
@@ -143,8 +194,15 @@ def main() -> None:
             if left is not None and left <= 0:
                 print(f"learning_curve: budget spent before {variant} b{boards_count}", file=sys.stderr)
                 break
-            command = train_command(args.model, args.logic, variant, boards_count, args.device, args.seed, run_dir,
-                                    args.overrides)
+            if boards_count == 0:  # b0: the starting checkpoint itself, measured untrained
+                measure_point(args.init_from, variant, 0, 0.0, boards, sets, args)
+                continue
+            if args.experiment:
+                command = experiment_command(args.experiment, variant, boards_count, args.device, args.init_from,
+                                             run_dir, args.overrides)
+            else:
+                command = train_command(args.model, args.logic, variant, boards_count, args.device, args.seed,
+                                        run_dir, args.overrides)
             run_dir.mkdir(parents=True, exist_ok=True)
             atomic_write_text(run_dir / "command.json", json.dumps({"command": command[1:], "variant": variant,
                                                                     "boards": boards_count}, indent=1) + "\n")
@@ -160,20 +218,14 @@ def main() -> None:
                       file=sys.stderr)
                 raise SystemExit(1)
             checkpoint = run_dir / "best.pt" if (run_dir / "best.pt").is_file() else run_dir / "last.pt"
-            order = ModelOrder.load(checkpoint)
-            if boards is None:
-                boards = eval_boards(sets, args.eval_puzzles, order.n)
-            point = {"variant": variant, "boards": boards_count, "checkpoint": str(checkpoint),
-                     "train_wall_s": time.perf_counter() - started, "device": device_name(args.device),
-                     **measure(order, boards)}
-            atomic_write_text(run_dir / "point.json", json.dumps(point, indent=1) + "\n")
+            measure_point(checkpoint, variant, boards_count, time.perf_counter() - started, boards, sets, args)
     rows = [json.loads(p.read_text()) for p in sorted(args.out_dir.glob("*/b*/point.json"))]
     if not rows:
         print("learning_curve: no point measured yet", file=sys.stderr)
         return
     curve = pd.DataFrame(rows).sort_values(["variant", "boards"])
     atomic_write_text(args.out_dir / "curve.csv", curve.to_csv(index=False))
-    plot(curve, sets, args.out_dir / "curve.png")
+    plot(curve, [c.removesuffix(" solved") for c in curve.columns if c.endswith(" solved")], args.out_dir / "curve.png")
     print(curve.to_string(index=False, float_format=lambda x: f"{x:.3g}"))
 
 
