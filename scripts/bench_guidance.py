@@ -57,6 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from render_docs import paired_bootstrap, verdict  # noqa: E402
 
 from ltn_sudoku.board import Board  # noqa: E402
+from ltn_sudoku.branching.linear import LinearOrder  # noqa: E402
 from ltn_sudoku.branching.orders import FewestPlaces, Oracle, ValueOrder, hand_made_orders  # noqa: E402
 from ltn_sudoku.branching.phases import cadical_effort  # noqa: E402
 from ltn_sudoku.branching.solver import solve  # noqa: E402
@@ -79,7 +80,8 @@ ISSUE_SIZES: dict[str, int] = {"seventeen_clue": 1000, "top1465": 1465, "forum_h
 CHECKPOINTS = ("checkpoints/9x9.pt", "checkpoints/9x9_message_passing.pt")
 STATS = ("wrong_guesses", "nodes", "order_calls", "model_calls", "cpu_s", "wall_s")
 VARIANT = re.compile(r"(node|root|batch|refresh([1-9]\d*)|lazy([1-9]\d*))(?:@([1-9]\d*))?")
-LEARNED = "hasValue"  # the learned orders' names start so (model_order.default_name); the rest but the oracle are hand-made
+LEARNED = ("hasValue", "learned")  # learned orders' names start so (model_order.default_name, LinearOrder.load); the
+# rest but the oracle are hand-made
 ROW_COLUMNS = ["set", "puzzle", "order", "wrong_guesses", "nodes", "model_calls", "wall_s"]  # --record
 SAT_STATS = ("conflicts", "decisions", "cpu_s")
 
@@ -335,6 +337,8 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="at most this many puzzles per set (0: no cap)")
     parser.add_argument("--checkpoints", default=",".join(CHECKPOINTS), help="models whose hasValue is an order "
                         "and a phase source, comma-separated ('' for none)")
+    parser.add_argument("--linear", default="", help="linear orders' weight files (scripts/distill_order.py), "
+                        "comma-separated: learned orders as cheap as a hand-made one")
     parser.add_argument("--variants", default="node,root,batch", help="the learned orders of each checkpoint, "
                         "comma-separated: node, root, batch, refreshK, lazyK, each optionally @STEPS (module docstring)")
     parser.add_argument("--shipped", action="store_true", help="sample the sets from the files shipped under data/ "
@@ -388,7 +392,8 @@ def main() -> None:
         learned_orders([], args.variants)  # a bad item fails before the models load
         models = [ModelOrder.load(p) for p in args.checkpoints.split(",") if p]
         learned, batched = learned_orders(models, args.variants)
-    except ValueError as e:
+        learned += [LinearOrder.load(p) for p in args.linear.split(",") if p]
+    except (ValueError, OSError) as e:
         print(f"bench_guidance: {e}", file=sys.stderr)
         raise SystemExit(2) from None
     orders: list[ValueOrder] = [*hand_made_orders(seeds), *learned, Oracle()]
@@ -415,6 +420,8 @@ def main() -> None:
             "data": "shipped samples (data/)" if args.shipped else "data home", "seed": args.seed,
             "kaggle_skip": args.kaggle_skip, "split": args.split or "whole files (Kaggle: test)",
             "shard": args.shard, "variants": args.variants, "models": [m.inputs() for m in models],
+            "linear": [{k: v for k, v in o.info.items() if k != "features"}
+                       for o in learned if isinstance(o, LinearOrder)],
             "cpu_s": time.process_time() - started, "wall_s": time.perf_counter() - wall_started}
     report(pd.DataFrame(rows), info, out_dir, args.record, not args.no_record_rows)
 

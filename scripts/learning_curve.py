@@ -109,30 +109,53 @@ def device_name(device: str) -> str:
 
 
 def plot(curve: pd.DataFrame, sets: list[str], path: Path) -> None:
+    """Solved share (left) and one panel of mean wrong guesses per evaluation set, a line per (experiment, variant)
+    measured on it, the hand-made orders on the same puzzles as grey lines."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from _plotting import save
 
-    figure, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    for variant, group in curve.groupby("variant"):
+    figure, panels = plt.subplots(1, 1 + len(sets), figsize=(5 * (1 + len(sets)), 4), squeeze=False)
+    left, rights = panels[0][0], panels[0][1:]
+    keys = ["experiment", "variant"] if "experiment" in curve and curve.experiment.notna().any() else ["variant"]
+    for key, group in curve.groupby(keys, dropna=False):
         group = group.sort_values("boards")
-        for name in sets:
-            left.plot(group.boards, 100 * group[f"{name} solved"], marker="o", label=f"{variant}, {name}")
-            right.plot(group.boards, group[f"{name} wrong guesses"], marker="o", label=f"{variant}, {name}")
-    for name in sets:
+        label = " ".join(str(k).removeprefix("order_") for k in (key if isinstance(key, tuple) else (key,)))
+        for name, right in zip(sets, rights):
+            if group[f"{name} solved"].notna().any():
+                left.plot(group.boards, 100 * group[f"{name} solved"], marker="o", label=f"{label}, {name}")
+                right.plot(group.boards, group[f"{name} wrong guesses"], marker="o", label=label)
+    for name, right in zip(sets, rights):
         for label, style in (("ascending", "--"), ("fewest places", ":")):
             if f"{name} wrong guesses {label}" in curve:  # fewest places: points measured since issue 40
                 base = curve[f"{name} wrong guesses {label}"].mean()
                 right.axhline(base, linestyle=style, color="grey", linewidth=1)
-                right.annotate(f"{label}, {name}", (max(curve.boards.min(), 1), base), fontsize=7)
-    for axes, label in ((left, "solved without search (%)"), (right, "mean wrong guesses (complete solver)")):
+                right.annotate(label, (curve.boards.min(), base), fontsize=7)
+        right.set_title(name, fontsize=9)
+    unit = "training states (branch states)" if keys[0] == "experiment" else "training boards seen"
+    for axes, label in ((left, "solved without search (%)"), *((r, "mean wrong guesses") for r in rights)):
         axes.set_xscale("symlog", linthresh=int(min(curve.boards[curve.boards > 0], default=1)))  # b0 drawn at 0
-        axes.set_xlabel("training boards seen")
+        axes.set_xlabel(unit)
         axes.set_ylabel(label)
         axes.legend(fontsize=7)
     save(figure, path)
+
+
+def tidy(curve: pd.DataFrame, sets: list[str]) -> pd.DataFrame:
+    """One row per (point, evaluation set): the learned order's wrong guesses beside the hand-made ones."""
+    rows = []
+    for name in sets:
+        part = curve[curve[f"{name} solved"].notna()]
+        rows.append(pd.DataFrame({
+            "experiment": part.get("experiment"), "variant": part.variant, "training": part.boards,
+            "device": part.device, "train_wall_s": part.train_wall_s, "set": name,
+            "eval_order": part.get("eval_order", "node"), "solved": part[f"{name} solved"],
+            "wrong guesses": part[f"{name} wrong guesses"],
+            "ascending": part[f"{name} wrong guesses ascending"],
+            "fewest places": part.get(f"{name} wrong guesses fewest places")}))
+    return pd.concat(rows, ignore_index=True)
 
 
 def measure_point(checkpoint: str | Path, variant: str, boards_count: int, train_wall_s: float,
@@ -172,6 +195,8 @@ def main() -> None:
     parser.add_argument("--out-dir", type=Path, default=Path("outputs/learning_curve"))
     parser.add_argument("--report", action="store_true", help="train nothing: only the table and plot of the points "
                         "recorded in --out-dir (e.g. after parallel runs, one per variant)")
+    parser.add_argument("--record", default="", metavar="PREFIX", help="also write the committed result files: "
+                        "PREFIX.csv (one row per point and evaluation set) and PREFIX.png (the plot)")
     parser.add_argument("overrides", nargs="*", help="more trainer overrides for every point (key=value)")
     args = parser.parse_args()
     variants = [v for v in args.variants.split(",") if v]
@@ -219,13 +244,17 @@ def main() -> None:
                 raise SystemExit(1)
             checkpoint = run_dir / "best.pt" if (run_dir / "best.pt").is_file() else run_dir / "last.pt"
             measure_point(checkpoint, variant, boards_count, time.perf_counter() - started, boards, sets, args)
-    rows = [json.loads(p.read_text()) for p in sorted(args.out_dir.glob("*/b*/point.json"))]
+    rows = [json.loads(p.read_text()) for p in sorted(args.out_dir.rglob("b*/point.json"))]  # nested: per set
     if not rows:
         print("learning_curve: no point measured yet", file=sys.stderr)
         return
     curve = pd.DataFrame(rows).sort_values(["variant", "boards"])
     atomic_write_text(args.out_dir / "curve.csv", curve.to_csv(index=False))
-    plot(curve, [c.removesuffix(" solved") for c in curve.columns if c.endswith(" solved")], args.out_dir / "curve.png")
+    measured = [c.removesuffix(" solved") for c in curve.columns if c.endswith(" solved")]
+    plot(curve, measured, args.out_dir / "curve.png")
+    if args.record:
+        atomic_write_text(f"{args.record}.csv", tidy(curve, measured).to_csv(index=False, float_format="%.4g"))
+        plot(curve, measured, Path(f"{args.record}.png"))
     print(curve.to_string(index=False, float_format=lambda x: f"{x:.3g}"))
 
 

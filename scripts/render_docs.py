@@ -394,6 +394,11 @@ def render_guidance() -> str:
         out.append(f"## {table['title']}\n")
         out.append(table["note"] + "\n")
         out.append(_provenance({**table, "files": [f"docs/results/guidance/{table['file']}"]}))
+        if table.get("figure"):
+            out.append(f"![{table['title']}](guidance/{table['figure']})\n")
+        if "transfer" in table:
+            out.append(_transfer_table(frame, table["transfer"]))
+            continue
         if "pairs" in table:
             for name, rows in frame.groupby("set", sort=False):
                 out.append(f"**{name}**\n")
@@ -410,6 +415,32 @@ def render_guidance() -> str:
     out.append("## Reading\n")
     out += [f"- {finding}" for finding in meta["findings"]]
     return "\n".join(out) + "\n"
+
+
+def _transfer_table(paired: pd.DataFrame, orders: dict[str, str]) -> str:
+    """Learned orders (rows: `orders` maps a paired table's learned name to its label) on every set (columns), each
+    cell its mean wrong guesses and its paired difference with the set's best hand-made order (bench_guidance's
+    paired.csv), interval and verdict; a first row names each set's best hand-made order."""
+    best = paired[paired["best hand-made"].astype(bool)]
+    sets = list(dict.fromkeys(best.set))
+    first = ["best hand-made order"]
+    for name in sets:
+        row = best[best.set == name].iloc[0]
+        first.append(f"{row['hand-made']}: {row['hand-made mean']:.2f}")
+    rows = [first]
+    for learned, label in orders.items():
+        cells = [label]
+        for name in sets:
+            hit = best[(best.set == name) & (best.learned == learned)]
+            if hit.empty:
+                cells.append("-")
+                continue
+            r = hit.iloc[0]
+            word = {"learned better": "**better**", "learned worse": "worse"}.get(r.verdict, r.verdict)
+            cells.append(f"{r['learned mean']:.2f}: {r.difference:+.2f} [{r.low:+.2f}, {r.high:+.2f}] {word}")
+        rows.append(cells)
+    header = ["order", *[f"{name} ({int(best[best.set == name].puzzles.iloc[0])} test puzzles)" for name in sets]]
+    return _table(header, rows, "l" + "r" * len(sets))
 
 
 def render_exact_sparse() -> str:
