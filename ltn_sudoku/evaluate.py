@@ -13,15 +13,10 @@ import hydra
 import torch
 from omegaconf import DictConfig
 
-from ltn_sudoku.io import FormatError
-from ltn_sudoku.logic.board.data import DataError
-from ltn_sudoku.logic.checkpoints import CheckpointError
 from ltn_sudoku.logic.commands.check import check_command_line, check_config, refuse
-from ltn_sudoku.logic.errors import ConfigError
+from ltn_sudoku.logic.errors import USER_ERRORS
 from ltn_sudoku.logic.evaluation.evaluate import evaluate
 from ltn_sudoku.paths import CONF_DIR
-
-USER_ERRORS: tuple[type[Exception], ...] = (CheckpointError, ConfigError, DataError, FormatError)
 
 
 # CONF_DIR: an absolute path, the same in a checkout and an installed wheel (ltn_sudoku/paths.py)

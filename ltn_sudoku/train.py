@@ -15,19 +15,14 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from ltn_sudoku.io import FormatError
-from ltn_sudoku.logic.board.data import DataError
 from ltn_sudoku.logic.checkpoints import CheckpointError, load_checkpoint
 from ltn_sudoku.logic.commands.check import SEARCHPATH_KEY, check_config, checked_configs, refuse
 from ltn_sudoku.logic.commands.experiments import stage_configs, train_experiment
-from ltn_sudoku.logic.errors import ConfigError
+from ltn_sudoku.logic.errors import USER_ERRORS, ConfigError
 from ltn_sudoku.logic.kinds import train
 from ltn_sudoku.logic.training import distributed
 from ltn_sudoku.logic.training.runtime import check_resume, explicit_run_folder, run_directory, run_folder_problem
 from ltn_sudoku.paths import CONF_DIR
-
-# what a user can cause once training has started: refused in one line (ltn_sudoku.logic.commands.check.refuse)
-USER_ERRORS: tuple[type[Exception], ...] = (CheckpointError, ConfigError, DataError, FormatError)
 
 
 # CONF_DIR: an absolute path, the same in a checkout and an installed wheel (ltn_sudoku/paths.py)

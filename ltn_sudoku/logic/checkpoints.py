@@ -26,15 +26,12 @@ import torch
 
 from ltn_sudoku.io.writers import atomic_write
 from ltn_sudoku.logic.device import to_numpy
+from ltn_sudoku.logic.errors import CheckpointError  # defined at the bottom, raised (and imported) here
 from ltn_sudoku.paths import CHECKPOINTS_DIR
 
 FORMAT = "ltn-sudoku-checkpoint"
 VERSION = 2  # 2: with `sha256`; 1: without (still read)
 READABLE_VERSIONS = (1, 2)
-
-
-class CheckpointError(ValueError):
-    """A checkpoint that cannot be used: missing, corrupted, unsafe, or made for another board size."""
 
 
 def shipped_checkpoint(size: int) -> Path:

@@ -35,6 +35,7 @@ from ltn_sudoku.io.kaggle import KaggleReader
 from ltn_sudoku.io.split import DEFAULT_FRACTIONS, SPLITS, splits_of
 from ltn_sudoku.logic.board.labels import resolve_techniques, technique_labels
 from ltn_sudoku.logic.device import to_list, to_numpy
+from ltn_sudoku.logic.errors import DataError  # defined at the bottom, raised (and imported) here
 from ltn_sudoku.logic.groundings.model import ModelConfig
 from ltn_sudoku.questions.engine import Engine
 from ltn_sudoku.techniques.base import Technique
@@ -48,11 +49,6 @@ SINGLES: tuple[str, ...] = ("Full House", "Naked Single", "Hidden Single")
 AFTER_SINGLES = "after_singles"  # kind of a solving state where every single has been placed
 PARTLY_FILLED = "partly_filled"
 LOG = logging.getLogger(__name__)
-
-
-class DataError(ValueError):
-    """A data file the config names cannot be used (missing, a bad row, boards of another size): one line naming the
-    key and the file's line, as the entry points print it."""
 
 
 @dataclass(frozen=True)
