@@ -34,6 +34,7 @@ from ltn_sudoku.branching.linear import FEATURES, LinearOrder, candidate_feature
 from ltn_sudoku.branching.propagate import evaluate, tables  # noqa: E402
 from ltn_sudoku.io import AtomicFile, atomic_write_text, iter_records  # noqa: E402
 from ltn_sudoku.io.progress import progress  # noqa: E402
+from ltn_sudoku.logic.device import to_numpy  # noqa: E402
 from ltn_sudoku.paths import data_home  # noqa: E402
 
 SETS = ("seventeen_clue", "forum_hardest_1905", "kaggle_3m")  # the files make_branch_states.py --set writes
@@ -117,7 +118,7 @@ def fit(feats: np.ndarray, masks: np.ndarray, targets: np.ndarray, l2: float = 1
         return value
 
     optimizer.step(loss)
-    return w.detach().numpy()
+    return to_numpy(w.detach())
 
 
 def agreement(feats: np.ndarray, masks: np.ndarray, weights: np.ndarray, index: np.ndarray) -> float:
