@@ -9,15 +9,16 @@ resumes: a point whose point.json exists is skipped.
 
 `--experiment NAME` (a conf/experiment/order_*.yaml): each point is that recipe (the shipped message-passing model
 fine-tuned on one set's branch states, `--init-from`) with `data.train.boards_limit` = the point's training states
-and a fifth as many impossible boards; a point b0 measures the starting checkpoint itself, untrained. The point's
-figures are on held-out puzzles: `--eval-split test` samples the public sets' test split (the states come from the
-train split), with `--eval-order root` one model call per puzzle (CachedModelOrder) instead of one per branch node.
+and a quarter as many generated impossible boards (a fifth of the boards); a point b0 measures the starting
+checkpoint itself, untrained. The figures are on held-out puzzles: `--eval-split test` samples the public sets' test
+split (the states come from the train split), and `--eval-order root` makes one model call per puzzle
+(CachedModelOrder) instead of one per branch node.
 
 Each point is one training run (`python -m ltn_sudoku.train`, a subprocess; one epoch over `boards` training boards,
 80 % solvable puzzles and 20 % impossible boards, generated, seeded) written to OUT/<variant>/b<boards>/ with
 command.json (the exact command and overrides) beside its checkpoint, then measured on held-out puzzles (the Kaggle
 3M test split and a seeded 17-clue sample, the sets of scripts/bench_guidance.py; or generated puzzles of the
-model's size, seed 1000, for small models) beside the ascending order on the same puzzles. Points run from the
+model's size, seed 1000, for small models) beside the ascending and fewest-places orders on the same puzzles. Points run from the
 smallest up; `--budget-minutes` stops launching points once spent (a run is cut at the budget's end and left
 unrecorded). Writes OUT/curve.csv and OUT/curve.png.
 """
@@ -93,8 +94,8 @@ def train_command(model: str, logic: str, variant: str, boards: int, device: str
 
 def experiment_command(experiment: str, variant: str, states: int, device: str, init_from: str, run_dir: Path,
                        extra: list[str]) -> list[str]:
-    """One point of `--experiment`: its recipe on the first `states` branch states (and a fifth as many impossible
-    boards), fine-tuned from `init_from`."""
+    """One point of `--experiment`: its recipe on the first `states` branch states (and a quarter as many generated
+    impossible boards), fine-tuned from `init_from`."""
     return [sys.executable, "-m", "ltn_sudoku.train", f"+experiment={experiment}",
             f"data.train.boards_limit={states}", f"data.train.impossible={max(1, states // 4)}",
             f"train.init_from={init_from}", "train.progress=false", f"device={device}", f"run_dir={run_dir}",
