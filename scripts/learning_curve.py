@@ -121,6 +121,9 @@ def plot(curve: pd.DataFrame, sets: list[str], path: Path) -> None:
     figure, panels = plt.subplots(1, 1 + len(sets), figsize=(5 * (1 + len(sets)), 4), squeeze=False)
     left, rights = panels[0][0], panels[0][1:]
     keys = ["experiment", "variant"] if "experiment" in curve and curve.experiment.notna().any() else ["variant"]
+    if curve.device.nunique() > 1:  # CPU and GPU points of one recipe: a line each
+        curve = curve.assign(machine=np.where(curve.device.str.startswith("cpu"), "CPU", "GPU"))
+        keys.append("machine")
     for key, group in curve.groupby(keys, dropna=False):
         group = group.sort_values("boards")
         label = " ".join(str(k).removeprefix("order_") for k in (key if isinstance(key, tuple) else (key,)))
