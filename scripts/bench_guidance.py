@@ -89,8 +89,8 @@ SAT_STATS = ("conflicts", "decisions", "cpu_s")
 def puzzles(name: str, count: int, seed: int, shipped: bool = False, skip: int = 0,
             split: str | None = None) -> list[Board]:
     """`count` puzzles of a set: a seeded sample of a public file (streamed twice: count, then keep), or the first
-    rows of the Kaggle file's test split after `skip` of them; `shipped`: from the samples shipped under data/ (no data
-    home needed). `split` (train / val / test, ltn_sudoku/io/split.py): only that split's puzzles of a public file,
+    rows of the Kaggle file's test split after `skip` of them; `shipped`: from the samples shipped under data/ (no
+    data home needed). `split` (train / val / test, ltn_sudoku/io/split.py): only that split's puzzles of a public file,
     and of the Kaggle file that split instead of test: the per-set orders train on the train split (
     scripts/make_branch_states.py --set) and are measured on the test split (--split test)."""
     path = DATA_DIR / SHIPPED[name] if shipped else data_file(SETS[name])
@@ -113,23 +113,18 @@ def puzzles(name: str, count: int, seed: int, shipped: bool = False, skip: int =
 
 def split_members(path: Path, split: str | None, chunk: int = 8192) -> np.ndarray:
     """The indices of a file's puzzles in `split` (every index when None), read in chunks of `chunk` puzzles."""
+    if split is None:
+        return np.arange(sum(1 for _ in iter_records(path)))
     found: list[np.ndarray] = []
     rows: list[list[int]] = []
     start = 0
-
-    def flush() -> None:
-        nonlocal start
-        if rows:
-            keep = np.ones(len(rows), bool) if split is None else splits_of(np.array(rows)) == split
-            found.append(start + np.flatnonzero(keep))
-            start += len(rows)
-            rows.clear()
-
-    for record in iter_records(path):
+    for last, record in enumerate(iter_records(path), 1):
         rows.append(list(record.board.values))
         if len(rows) == chunk:
-            flush()
-    flush()
+            found.append(start + np.flatnonzero(splits_of(np.array(rows)) == split))
+            start, rows = last, []
+    if rows:
+        found.append(start + np.flatnonzero(splits_of(np.array(rows)) == split))
     return np.concatenate(found) if found else np.zeros(0, np.int64)
 
 
@@ -346,8 +341,8 @@ def main() -> None:
     parser.add_argument("--kaggle-skip", type=int, default=0, help="skip the first N test-split Kaggle rows (a sample "
                         "disjoint from an earlier run's)")
     parser.add_argument("--split", choices=("test", "train", "val"), default=None, help="sample every set from "
-                        "this split of its puzzles (ltn_sudoku/io/split.py; default: the whole public files, the Kaggle "
-                        "test split); test: the puzzles no per-set order trained on")
+                        "this split of its puzzles (ltn_sudoku/io/split.py; default: the whole public files, the "
+                        "Kaggle test split); test: the puzzles no per-set order trained on")
     parser.add_argument("--no-cadical", action="store_true", help="skip CaDiCaL with and without the model's phases")
     parser.add_argument("--record", default="", metavar="PREFIX", help="also write the committed result files "
                         "PREFIX_rows.csv.gz, PREFIX_paired.csv, PREFIX_solver.csv and PREFIX.json")

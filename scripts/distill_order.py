@@ -2,7 +2,7 @@
 hasValue, or fitted to the exact solver's solutions as a reference. One order call then costs what a hand-made
 order's costs (a few numpy operations), not a model pass.
 
-    python scripts/distill_order.py --set kaggle_3m --target teacher      # -> outputs/orders/linear_kaggle_3m_teacher.json
+    python scripts/distill_order.py --set kaggle_3m --target teacher   # -> outputs/orders/linear_kaggle_3m_teacher.json
     python scripts/distill_order.py --set kaggle_3m --target solution     # the reference: the solutions' digits
     python scripts/distill_order.py --set seventeen_clue --states 2000 --teacher checkpoints/9x9.pt
 
@@ -29,15 +29,17 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from make_branch_states import STEMS, states_file  # noqa: E402
 
 from ltn_sudoku.branching.linear import FEATURES, LinearOrder, candidate_features  # noqa: E402
 from ltn_sudoku.branching.propagate import evaluate, tables  # noqa: E402
 from ltn_sudoku.io import AtomicFile, atomic_write_text, iter_records  # noqa: E402
 from ltn_sudoku.io.progress import progress  # noqa: E402
 from ltn_sudoku.logic.device import to_numpy  # noqa: E402
-from ltn_sudoku.paths import data_home  # noqa: E402
 
-SETS = ("seventeen_clue", "forum_hardest_1905", "kaggle_3m")  # the files make_branch_states.py --set writes
+SETS = ("seventeen_clue", "forum_hardest_1905", "kaggle_3m")  # the sets of conf/experiment/order_*.yaml
 
 
 def read_states(path: Path, limit: int) -> tuple[np.ndarray, np.ndarray]:
@@ -70,8 +72,7 @@ def teacher_answers(checkpoint: str, states: np.ndarray, batch: int) -> np.ndarr
             parts.append(model.probabilities(states[start:start + batch]))
             bar.update(len(parts[-1]))
     out = np.concatenate(parts).astype(np.float32)
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    with AtomicFile(cache, "wb") as handle:
+    with AtomicFile(cache, "wb") as handle:  # makes the folder
         np.savez_compressed(handle.file, probabilities=out)
         handle.commit()
     return out
@@ -139,11 +140,11 @@ def main() -> None:
                         help="default: DATA_HOME/branch_states/SET_train.csv")
     parser.add_argument("--out", type=Path, default=None, help="default: outputs/orders/linear_SET_TARGET.json")
     args = parser.parse_args()
-    path = args.states_file or data_home() / "branch_states" / f"{args.set}_train.csv"
+    path = args.states_file or states_file(args.set)
     out = args.out or Path("outputs/orders") / f"linear_{args.set}_{args.target}.json"
     if not path.is_file():
         print(f"distill_order: no branch states at {path}: run scripts/make_branch_states.py --set "
-              f"{args.set.replace('kaggle_3m', 'kaggle_3m_test')} first", file=sys.stderr)
+              f"{STEMS[args.set]} first", file=sys.stderr)
         raise SystemExit(2)
     started = time.perf_counter()
     states, solutions = read_states(path, args.states)
@@ -162,7 +163,6 @@ def main() -> None:
             "wall_s": round(time.perf_counter() - started, 1)}
     if teacher is not None:  # how often the teacher itself ranks the solution's digit first among the possible ones
         info["top1_solution_teacher"] = float((np.where(masks, targets, -1).argmax(1) == truth).mean())
-    out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out, json.dumps(info, indent=1) + "\n")
     print(json.dumps({k: v for k, v in info.items() if k != "command"}, indent=1))
     print(f"-> {out}")

@@ -26,16 +26,7 @@ SIZES=${SIZES:-}
 SETS=seventeen_clue,kaggle_3m_test,top1465,forum_hardest_1905  # the costliest last: a cut run loses the fewest sets
 RUN=outputs/gpu_guidance
 mkdir -p "$OUT" "$RUN/guidance" "$RUN/guidance_curve"
-started=$(date +%s)
-left() { echo $((LIMIT_S - ($(date +%s) - started))); }
-if [ -d .whl ] && ! python3 -c "import ltn, hydra, pysat" 2>/dev/null; then
-    python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD
-fi
-export PYTHONPATH=${PYTHONPATH:-$PWD}
-[ -d .gpu_data ] && export LTN_SUDOKU_DATA=${LTN_SUDOKU_DATA:-$PWD/.gpu_data}  # a data home carried to the device
-export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
-{ date -u; nproc --all; lscpu | grep -m1 "Model name"; nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>&1
-  python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())"; } > "$RUN/machine.txt"
+. scripts/_gpu_lease.sh  # the deadline (left), paths, data home, threads, machine.txt
 python3 -m ltn_sudoku.warmup > "$RUN/warmup.log" 2>&1  # numba's cache once, before the parallel processes load it
 
 timeout 240 python3 -m pytest -q -p no:cacheprovider tests/test_device.py --device "$DEVICE" -m "not slow" \

@@ -26,18 +26,8 @@ EXTRA=${EXTRA:-}
 DEVICE=${DEVICE:-cuda}
 RUN=outputs/gpu_orders
 mkdir -p "$OUT" "$RUN/orders"
-started=$(date +%s)
-left() { echo $((LIMIT_S - ($(date +%s) - started))); }
-if [ -d .whl ] && ! python3 -c "import ltn, hydra, pysat, pooch" 2>/dev/null; then
-    python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD
-fi
-export PYTHONPATH=${PYTHONPATH:-$PWD}
-[ -d .gpu_data ] && export LTN_SUDOKU_DATA=${LTN_SUDOKU_DATA:-$PWD/.gpu_data}  # a data home carried to the device
-export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 PYTHONUNBUFFERED=1
-{ date -u; nproc --all; lscpu | grep -m1 "Model name"; nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>&1
-  python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())"; } > "$RUN/machine.txt"
+. scripts/_gpu_lease.sh  # the deadline (left), paths, data home, threads, machine.txt
 python3 -m ltn_sudoku.warmup > "$RUN/warmup.log" 2>&1 &  # numba's cache, on the CPU beside the DDP check
-warmup=$!
 if [ "$DDP_S" -gt 0 ]; then
     timeout "$DDP_S" python3 -m pytest -q -p no:cacheprovider tests/test_device.py --device "$DEVICE" \
         -k "same_answers_on_the_cpu_and_the_device" > "$RUN/device_test.log" 2>&1 &

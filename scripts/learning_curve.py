@@ -18,9 +18,9 @@ Each point is one training run (`python -m ltn_sudoku.train`, a subprocess; one 
 80 % solvable puzzles and 20 % impossible boards, generated, seeded) written to OUT/<variant>/b<boards>/ with
 command.json (the exact command and overrides) beside its checkpoint, then measured on held-out puzzles (the Kaggle
 3M test split and a seeded 17-clue sample, the sets of scripts/bench_guidance.py; or generated puzzles of the
-model's size, seed 1000, for small models) beside the ascending and fewest-places orders on the same puzzles. Points run from the
-smallest up; `--budget-minutes` stops launching points once spent (a run is cut at the budget's end and left
-unrecorded). Writes OUT/curve.csv and OUT/curve.png.
+model's size, seed 1000, for small models) beside the ascending and fewest-places orders on the same puzzles.
+Points run from the smallest up; `--budget-minutes` stops launching points once spent (a run is cut at the budget's
+end and left unrecorded). Writes OUT/curve.csv and OUT/curve.png.
 """
 
 from __future__ import annotations

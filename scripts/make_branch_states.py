@@ -1,5 +1,5 @@
 """Write branch states for training: the complete solver's branch states on generated puzzles, or on the train split
-of a real set (the per-set value orders of scripts/learning_curve.py --states).
+of a real set (the per-set value orders of conf/experiment/order_*.yaml and scripts/learning_curve.py --experiment).
 
     python scripts/make_branch_states.py --puzzles 3000 --out outputs/branch_states/generated_branch_states.csv
     python scripts/make_branch_states.py --set seventeen_clue --puzzles 11000 --states 12000
@@ -34,6 +34,14 @@ from ltn_sudoku.generate import generate  # noqa: E402
 from ltn_sudoku.io.progress import progress  # noqa: E402
 from ltn_sudoku.paths import data_home  # noqa: E402
 
+STEMS: dict[str, str] = {name.removesuffix("_test"): name for name in SETS}  # file stem -> set (kaggle_3m: 3M rows)
+
+
+def states_file(name: str, split: str = "train") -> Path:
+    """Where `--set NAME` writes a split's branch states in the data home (conf/experiment/order_*.yaml and
+    scripts/distill_order.py read the train split's): named by the set's stem (kaggle_3m_test -> kaggle_3m)."""
+    return data_home() / "branch_states" / f"{name.removesuffix('_test')}_{split}.csv"
+
 
 def real_puzzles(name: str, count: int, seed: int, split: str) -> tuple[list[Board], list[Board]]:
     """A seeded sample of a set's split, with each puzzle's solution (the exact solver's; one solution each)."""
@@ -59,7 +67,7 @@ def main() -> None:
                         "conf/experiment/order_*.yaml read it)")
     args = parser.parse_args()
     if args.out is None:
-        args.out = (data_home() / "branch_states" / f"{args.set.removesuffix('_test')}_{args.split}.csv" if args.set
+        args.out = (states_file(args.set, args.split) if args.set
                     else Path("outputs/branch_states/generated_branch_states.csv"))
     try:
         if args.set:
@@ -74,15 +82,15 @@ def main() -> None:
     except (ValueError, OSError) as e:
         print(f"make_branch_states: {e}", file=sys.stderr)
         raise SystemExit(2) from None
-    states, truths, searched = [], [], 0
+    states, truths, searched, found_total = [], [], 0, 0
     with progress(total=len(boards), unit="puzzle") as bar:
         for board, solution in zip(boards, solutions):
             found = branch_states(board, Ascending(), solution)
             states.append(found)
             truths.append(np.repeat(np.array([solution.values]), len(found), axis=0))
-            searched += 1
+            searched, found_total = searched + 1, found_total + len(found)
             bar.update(1)
-            if args.states and sum(map(len, states)) >= args.states:
+            if args.states and found_total >= args.states:
                 break
     rows = np.concatenate(states)[: args.states or None]
     write_states_csv(args.out, rows, np.concatenate(truths)[: len(rows)])

@@ -62,8 +62,10 @@ class LinearOrder:
     def load(cls, path: str | os.PathLike[str]) -> LinearOrder:
         """A weights file (ValueError when it does not name the same features in the same order)."""
         data = json.loads(Path(path).read_text())
-        if tuple(data.get("features", ())) != FEATURES:
-            raise ValueError(f"{path}: features {data.get('features')} are not this version's {list(FEATURES)}")
+        if not isinstance(data, dict) or tuple(data.get("features", ())) != FEATURES or "weights" not in data:
+            found = data.get("features") if isinstance(data, dict) else None
+            raise ValueError(f"{path}: not a weights file of this version's features {list(FEATURES)} (features: "
+                             f"{found})")
         return cls(data["weights"], f"learned {Path(path).stem}", data)
 
     def begin(self, board: Board) -> None:
