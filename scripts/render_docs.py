@@ -461,10 +461,28 @@ def render_exact_sparse() -> str:
     return "\n".join(out) + "\n"
 
 
+def render_techniques() -> str:
+    """Every technique with the names it is also known by (Technique.aliases), in the engine's default order."""
+    from ltn_sudoku.techniques.families import family_of
+    from ltn_sudoku.techniques.registry import all_techniques
+
+    out = ["# Technique names and aliases\n", GENERATED.format(source="the Technique rows of ltn_sudoku/techniques"),
+           "Wherever a technique is named (`--techniques`, `generate --hardest`, `rate --hardest`, the Python API's "
+           "`Engine` and `resolve`), any of these names is accepted, in any case, with any punctuation or spacing, "
+           "and in the plural (`X-Wings`, `xwing`, `Naked Quads`, `Simple Colours Trap`). The rows are in the engine's "
+           "default order (HoDoKu's); the tier is the reasoning tier of [Tiers](../tiers.md).\n"]
+    rows = [(f"`{t.name}`", family_of(t.family).tier, t.family, t.level, t.score, ", ".join(t.hodoku_codes),
+             ", ".join(f"`{a}`" for a in t.aliases)) for t in all_techniques()]
+    out.append(_table(("technique", "tier", "family", "level", "score", "HoDoKu code", "also accepted"), rows,
+                      "lrllrll"))
+    return "\n".join(out)
+
+
 PAGES: dict[str, Callable[[], str]] = {
     "reference/cli.md": render_cli,
     "reference/config.md": render_config,
     "reference/classify-output.md": render_classify_output,
+    "reference/techniques.md": render_techniques,
     "results/index.md": render_results_index,
     "results/sweeps.md": render_sweeps,
     "results/guidance.md": render_guidance,

@@ -492,11 +492,12 @@ def _blossom_step(grid: CandidateGrid, alses: list[Als], stem: int, petals: tupl
 
 
 TECHNIQUES: list[Technique] = [
-    Technique("ALS-XZ", "Almost Locked Sets", find_als_xz, score=300, level="Unfair", hodoku_codes=("0901",)),
+    Technique("ALS-XZ", "Almost Locked Sets", find_als_xz, score=300, level="Unfair",
+              aliases=("Almost Locked Set XZ", "ALS XZ Rule"), hodoku_codes=("0901",)),
     Technique("ALS-XY-Wing", "Almost Locked Sets", find_als_xy_wings, score=320, level="Unfair",
-              hodoku_codes=("0902",)),
+              aliases=("Almost Locked Set XY-Wing",), hodoku_codes=("0902",)),
     Technique("ALS-XY-Chain", "Almost Locked Sets", find_als_xy_chains, score=340, level="Unfair",
-              hodoku_codes=("0903",)),
+              aliases=("Almost Locked Set Chain", "ALS Chain"), hodoku_codes=("0903",)),
     Technique("Death Blossom", "Almost Locked Sets", find_death_blossoms, score=360, level="Unfair",
-              hodoku_codes=("0904",)),
+              aliases=("ALS Death Blossom",), hodoku_codes=("0904",)),
 ]

@@ -23,7 +23,9 @@ class Technique:
     """A named finder with its place in the difficulty order.
 
     `score` is the per-use cost in the spirit of HoDoKu's scores; `level` the difficulty level the technique implies
-    (Easy, Medium, Hard, Unfair, Extreme); `uniqueness` marks techniques that assume the puzzle has one solution.
+    (Easy, Medium, Hard, Unfair, Extreme); `uniqueness` marks techniques that assume the puzzle has one solution;
+    `aliases` are the other names people give it (HoDoKu, Sudoku Explainer, SudokuWiki), accepted wherever a technique
+    is named (techniques/registry.resolve; a plural or other punctuation needs no alias of its own).
     """
 
     name: str
@@ -34,6 +36,7 @@ class Technique:
     uniqueness: bool = False
     min_n: int = 4
     hodoku_codes: tuple[str, ...] = ()  # HoDoKu technique codes this finder answers in the regression library
+    aliases: tuple[str, ...] = ()
 
 
 # ---- notation helpers shared by every finder -------------------------------------------------------------------

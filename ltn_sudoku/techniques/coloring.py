@@ -257,10 +257,13 @@ def find_3d_medusa(grid: CandidateGrid) -> list[Step]:
 
 TECHNIQUES: list[Technique] = [
     Technique("Simple Colors Trap", "Coloring", find_simple_colors_trap, score=150, level="Hard",
-              hodoku_codes=("0500",)),
+              aliases=("Color Trap", "Simple Coloring Trap", "Simple Coloring Rule 4"), hodoku_codes=("0500",)),
     Technique("Simple Colors Wrap", "Coloring", find_simple_colors_wrap, score=150, level="Hard",
-              hodoku_codes=("0501",)),
-    Technique("Multi-Colors 1", "Coloring", find_multi_colors_1, score=200, level="Hard", hodoku_codes=("0502",)),
-    Technique("Multi-Colors 2", "Coloring", find_multi_colors_2, score=200, level="Hard", hodoku_codes=("0503",)),
-    Technique("3D Medusa", "Coloring", find_3d_medusa, score=250, level="Unfair", hodoku_codes=("0507",)),
+              aliases=("Color Wrap", "Simple Coloring Wrap", "Simple Coloring Rule 2"), hodoku_codes=("0501",)),
+    Technique("Multi-Colors 1", "Coloring", find_multi_colors_1, score=200, level="Hard",
+              aliases=("Multi-Coloring 1", "Multi-Coloring Type 1"), hodoku_codes=("0502",)),
+    Technique("Multi-Colors 2", "Coloring", find_multi_colors_2, score=200, level="Hard",
+              aliases=("Multi-Coloring 2", "Multi-Coloring Type 2"), hodoku_codes=("0503",)),
+    Technique("3D Medusa", "Coloring", find_3d_medusa, score=250, level="Unfair",
+              aliases=("Medusa", "3D Medusa Coloring"), hodoku_codes=("0507",)),
 ]

@@ -505,11 +505,11 @@ def find_forcing_net_verities(grid: CandidateGrid, max_depth: int | None = None,
 
 TECHNIQUES: list[Technique] = [
     Technique("Forcing Chain Contradiction", "Forcing Chains", find_forcing_chain_contradictions, score=500,
-              level="Extreme", hodoku_codes=("1301",)),
+              level="Extreme", aliases=("Contradiction Forcing Chain",), hodoku_codes=("1301",)),
     Technique("Forcing Chain Verity", "Forcing Chains", find_forcing_chain_verities, score=500, level="Extreme",
-              hodoku_codes=("1302",)),
+              aliases=("Verity Forcing Chain",), hodoku_codes=("1302",)),
     Technique("Forcing Net Contradiction", "Forcing Chains", find_forcing_net_contradictions, score=700,
-              level="Extreme", hodoku_codes=("1303",)),
+              level="Extreme", aliases=("Contradiction Forcing Net",), hodoku_codes=("1303",)),
     Technique("Forcing Net Verity", "Forcing Chains", find_forcing_net_verities, score=700, level="Extreme",
-              hodoku_codes=("1304",)),
+              aliases=("Verity Forcing Net",), hodoku_codes=("1304",)),
 ]

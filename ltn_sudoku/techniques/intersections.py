@@ -99,7 +99,11 @@ TECHNIQUES: list[Technique] = [
     Technique("Locked Triple", "Intersections", find_locked_triples, score=60, level="Medium", min_n=9,
               hodoku_codes=("0111",)),
     Technique(POINTING, "Intersections", find_locked_candidates_pointing, score=50, level="Medium",
+              aliases=("Pointing", "Pointing Pair", "Pointing Triple", "Locked Candidates Type 1",
+                       "Locked Candidates 1"),
               hodoku_codes=("0100",)),
     Technique(CLAIMING, "Intersections", find_locked_candidates_claiming, score=50, level="Medium",
+              aliases=("Claiming", "Claiming Pair", "Claiming Triple", "Box/Line Reduction", "Line/Box Reduction",
+                       "Locked Candidates Type 2", "Locked Candidates 2"),
               hodoku_codes=("0101",)),
 ]

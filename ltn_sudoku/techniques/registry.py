@@ -18,8 +18,10 @@ from ltn_sudoku.techniques.families import HODOKU_PRIORITY, MODULES, family_of
 
 
 def normalise_name(name: str) -> str:
-    """'X-Wing' -> 'x wing', 'BUG+1' -> 'bug 1': a key that ignores punctuation and case."""
-    return " ".join(re.sub(r"[^a-z0-9]+", " ", name.lower()).split())
+    """'X-Wings' -> 'xwing', 'BUG+1' -> 'bug1', 'Simple Colours' -> 'simplecolor': a key that ignores case,
+    punctuation and spaces, a plural s (words of four letters or more: 'ALS' stays) and the British 'colour'."""
+    words = re.findall(r"[a-z0-9]+", name.lower().replace("colour", "color"))
+    return "".join(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words)
 
 
 def priority(technique: Technique) -> float:
@@ -54,6 +56,29 @@ def _load_all() -> tuple[Technique, ...]:
     return tuple(sorted(found, key=lambda t: (priority(t), order[t.name])))
 
 
+@lru_cache(maxsize=None)
+def _by_key() -> dict[str, Technique]:
+    """Every technique under the key of its name and of each of its aliases; a key claimed twice is an error."""
+    keys: dict[str, Technique] = {}
+    for technique in _load_all():
+        for name in (technique.name, *technique.aliases):
+            key = normalise_name(name)
+            other = keys.setdefault(key, technique)
+            if other is not technique or (name in technique.aliases and key == normalise_name(technique.name)):
+                raise RuntimeError(f"technique name or alias {name!r} of {technique.name!r} is already "
+                                   f"{other.name!r}'s (or its own name): aliases must name one technique")
+    return keys
+
+
+def by_name(name: str) -> Technique:
+    """The technique of a name or alias (any case, punctuation or plural); ValueError listing the names otherwise."""
+    technique = _by_key().get(normalise_name(name))
+    if technique is None:
+        raise ValueError(f"unknown technique {name!r}: expected one of {', '.join(technique_names())} "
+                         "(or an alias: docs/reference/techniques.md)")
+    return technique
+
+
 def all_techniques() -> list[Technique]:
     """Every technique of every family, in the default (HoDoKu) order."""
     return list(_load_all())
@@ -64,20 +89,11 @@ def technique_names() -> list[str]:
 
 
 def resolve(names: Iterable[str] | None = None, *, uniqueness: bool = True, size: int | None = None) -> list[Technique]:
-    """Techniques by name (any case/punctuation) in the given order, or all in default order when names is None.
+    """Techniques by name or alias (any case/punctuation/plural: by_name) in the given order, or all in default order
+    when names is None.
 
     `uniqueness=False` drops techniques that assume a unique solution; `size` drops those undefined for that side.
     Unknown names raise ValueError listing the valid ones.
     """
-    pool = _load_all()
-    if names is None:
-        chosen: Sequence[Technique] = pool
-    else:
-        by_key = {normalise_name(t.name): t for t in pool}
-        chosen = []
-        for name in names:
-            t = by_key.get(normalise_name(name))
-            if t is None:
-                raise ValueError(f"unknown technique {name!r}: expected one of {', '.join(t.name for t in pool)}")
-            chosen.append(t)
+    chosen: Sequence[Technique] = _load_all() if names is None else [by_name(name) for name in names]
     return [t for t in chosen if (uniqueness or not t.uniqueness) and (size is None or size >= t.min_n)]

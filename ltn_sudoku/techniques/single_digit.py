@@ -227,9 +227,9 @@ TECHNIQUES: list[Technique] = [
     Technique("Skyscraper", "Single Digit Patterns", find_skyscrapers, score=130, level="Hard",
               hodoku_codes=("0400",)),
     Technique("2-String Kite", "Single Digit Patterns", find_two_string_kites, score=150, level="Hard",
-              hodoku_codes=("0401", "0404")),
+              aliases=("Two-String Kite", "Kite"), hodoku_codes=("0401", "0404")),
     Technique("Turbot Fish", "Single Digit Patterns", find_turbot_fish, score=120, level="Hard",
-              hodoku_codes=("0403",)),
+              aliases=("Turbot",), hodoku_codes=("0403",)),
     Technique("Empty Rectangle", "Single Digit Patterns", find_empty_rectangles, score=120, level="Hard",
-              hodoku_codes=("0402", "0405")),
+              aliases=("ER",), hodoku_codes=("0402", "0405")),
 ]

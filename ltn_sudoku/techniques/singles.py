@@ -66,7 +66,10 @@ def find_hidden_singles(grid: CandidateGrid) -> list[Step]:
 
 
 TECHNIQUES: list[Technique] = [
-    Technique("Full House", "Singles", find_full_houses, score=4, level="Easy", hodoku_codes=("0000",)),
-    Technique("Naked Single", "Singles", find_naked_singles, score=4, level="Easy", hodoku_codes=("0003",)),
-    Technique("Hidden Single", "Singles", find_hidden_singles, score=14, level="Easy", hodoku_codes=("0002",)),
+    Technique("Full House", "Singles", find_full_houses, score=4, level="Easy",
+              aliases=("Last Digit", "Last Empty Cell"), hodoku_codes=("0000",)),
+    Technique("Naked Single", "Singles", find_naked_singles, score=4, level="Easy",
+              aliases=("Sole Candidate", "Single Candidate"), hodoku_codes=("0003",)),
+    Technique("Hidden Single", "Singles", find_hidden_singles, score=14, level="Easy",
+              aliases=("Unique Candidate",), hodoku_codes=("0002",)),
 ]

@@ -230,7 +230,7 @@ TECHNIQUES: list[Technique] = [
     Technique("Hidden Pair", "Subsets", find_hidden_pairs, score=70, level="Medium", hodoku_codes=("0210",)),
     Technique("Hidden Triple", "Subsets", find_hidden_triples, score=100, level="Medium", hodoku_codes=("0211",)),
     Technique("Naked Quadruple", "Subsets", find_naked_quadruples, score=120, level="Hard", min_n=9,
-              hodoku_codes=("0202",)),
+              aliases=("Naked Quad",), hodoku_codes=("0202",)),
     Technique("Hidden Quadruple", "Subsets", find_hidden_quadruples, score=150, level="Hard", min_n=9,
-              hodoku_codes=("0212",)),
+              aliases=("Hidden Quad",), hodoku_codes=("0212",)),
 ]

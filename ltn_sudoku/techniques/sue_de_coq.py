@@ -142,5 +142,6 @@ def _step(grid: CandidateGrid, core: int, line_set: int, box_set: int, eliminati
 
 
 TECHNIQUES: list[Technique] = [
-    Technique("Sue de Coq", "Miscellaneous", find_sue_de_coq, score=250, level="Unfair", hodoku_codes=("1101",)),
+    Technique("Sue de Coq", "Miscellaneous", find_sue_de_coq, score=250, level="Unfair",
+              aliases=("SDC", "Two-Sector Disjoint Subsets"), hodoku_codes=("1101",)),
 ]

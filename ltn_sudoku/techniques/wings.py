@@ -168,7 +168,7 @@ def find_wxyz_wings(grid: CandidateGrid) -> list[Step]:
 
 TECHNIQUES: list[Technique] = [
     Technique("W-Wing", "Wings", find_w_wings, score=150, level="Hard", hodoku_codes=("0803",)),
-    Technique("XY-Wing", "Wings", find_xy_wings, score=160, level="Hard", hodoku_codes=("0800",)),
+    Technique("XY-Wing", "Wings", find_xy_wings, score=160, level="Hard", aliases=("Y-Wing",), hodoku_codes=("0800",)),
     Technique("XYZ-Wing", "Wings", find_xyz_wings, score=180, level="Hard", hodoku_codes=("0801",)),
     Technique("WXYZ-Wing", "Wings", find_wxyz_wings, score=240, level="Unfair", hodoku_codes=("0802",)),
 ]
