@@ -36,6 +36,9 @@ WHOLE: tuple[str, ...] = (  # copied whole, same relative path (paths.data_file 
     "9x9/top95.txt", "9x9/hardest11.txt", "9x9/top1465.txt", "9x9/forum_hardest_1106.txt",
     "9x9/qqwing_simple.txt", "9x9/qqwing_easy.txt", "9x9/qqwing_intermediate.txt", "9x9/qqwing_expert.txt",
     *(f"generalized/sudoku_rank_{rank}.csv" for rank in range(3, 10)),
+    # the generalized-Sudoku study's recorded counts and times (10 rows each): scripts/reproduce.py generalized
+    "generalized/paper_times/sudoku_rank_3_SudokuBackTrackingSolver.csv",
+    *(f"generalized/paper_times/sudoku_rank_{rank}_SudokuExactCoverSolver.csv" for rank in (4, 5)),
     "techniques/hodoku_reglib-1.3.txt", "techniques/hodoku_exemplars-1.0.txt",
 )
 
@@ -52,6 +55,9 @@ SAMPLES: dict[str, Sample] = {  # shipped file -> how it is made
     "9x9/serg_benchmark_sample2000.txt": Sample("9x9/serg_benchmark_10000.txt", 2000, 2026),
     "9x9/forum_hardest_1905_se11_first200.txt": Sample("9x9/forum_hardest_1905_se11.txt", 200, None),
     "9x9/diabolical_se5plus_first200.txt": Sample("9x9/diabolical_se5plus.txt", 200, None),
+    # the header line and the first 10 rows (the study's Dancing Links on the first 10 of its 3,000 9x9 puzzles)
+    "generalized/paper_times/sudoku_rank_3_SudokuExactCoverSolver_first10.csv":
+        Sample("generalized/paper_times/sudoku_rank_3_SudokuExactCoverSolver.csv", 11, None),
 }
 MNIST_SOURCE, MNIST_TARGET = "mnist", "mnist_sample"
 MNIST_PER_CLASS: dict[str, int] = {"train": 60, "t10k": 30}  # images of each class 1..9 kept from each file

@@ -6,7 +6,11 @@ also says which one answered);
 `backend=` forces one:
 - "kernel": the numba kernel (ltn_sudoku.exact.kernel), the fast one, without a cap;
 - "python": pure-Python bitmask search (ltn_sudoku.exact.search), the readable reference;
-- "dlx": Dancing Links / Algorithm X (ltn_sudoku.exact.dlx), an independent implementation for cross-checks.
+- "dlx": Dancing Links / Algorithm X (ltn_sudoku.exact.dlx), an independent implementation for cross-checks;
+- "backtracking": plain backtracking (ltn_sudoku.exact.backtracking), the generalized-Sudoku study's baseline:
+  exponential, for reproductions and small boards.
+
+`exact_cover(columns, rows)` is Dancing Links on any exact-cover problem (ltn_sudoku.exact.dlx).
 
 Batch API on numpy arrays (m, n*n), row-major, 0 = empty, always through the kernel:
 `count_solutions_batch`, `solve_batch`, `random_solutions`. `count_solutions_nb` is the kernel's function for other
@@ -22,10 +26,15 @@ from typing import Any
 import numpy as np
 
 from ltn_sudoku.board import Board
+from ltn_sudoku.exact.dlx import exact_cover
 
-BACKENDS: tuple[str, ...] = ("auto", "kernel", "python", "dlx")
-_MODULES = {"auto": "portfolio", "kernel": "kernel", "python": "search", "dlx": "dlx"}
+BACKENDS: tuple[str, ...] = ("auto", "kernel", "python", "dlx", "backtracking")
+_MODULES = {"auto": "portfolio", "kernel": "kernel", "python": "search", "dlx": "dlx", "backtracking": "backtracking"}
 _LOADED: dict[str, ModuleType] = {}  # backend name -> module, so a single-board call pays one dict lookup
+
+
+__all__ = ["BACKENDS", "WorkExceeded", "count_solutions", "count_solutions_batch", "exact_cover", "random_solutions",
+           "solutions", "solve", "solve_batch", "solve_within"]
 
 
 class WorkExceeded(Exception):
