@@ -47,6 +47,7 @@ from ltn_sudoku.branching.solver import solve  # noqa: E402
 from ltn_sudoku.generate import generate  # noqa: E402
 from ltn_sudoku.io import atomic_write_text  # noqa: E402
 from ltn_sudoku.logic.answers.model_order import CachedModelOrder, ModelOrder  # noqa: E402
+from ltn_sudoku.questions.tiers import singles_loop_batch, tiers  # noqa: E402
 
 VARIANTS: dict[str, list[str]] = {"rules_only": ["train.supervised=false"], "supervised": ["train.supervised=true"]}
 
@@ -57,6 +58,8 @@ def eval_boards(sets: list[str], count: int, n: int, split: str | None = None) -
     for name in sets:
         if name == "generated":
             out[name] = [r.board for r in generate(n, "open_solvable", count, 1000)]
+        elif name == "generated_17_40":  # the headline's puzzles: unique, 17-40 givens, a seed no training uses
+            out[name] = [r.board for r in generate(n, "open_solvable", count, 1000, givens=(17, 40))]
         else:
             from bench_guidance import puzzles
 
@@ -65,12 +68,26 @@ def eval_boards(sets: list[str], count: int, n: int, split: str | None = None) -
 
 
 def measure(order: ModelOrder, boards: dict[str, list[Board]], how: str = "node") -> dict[str, float]:
-    """Solved share without search, and mean wrong guesses of the solver with hasValue (a call per branch node, or
-    one per puzzle with `how` = root) and with the ascending and fewest-places orders on the same puzzles."""
+    """Solved share without search (from the puzzle as given: the package's one meaning of solved) beside the
+    singles loop's on the same puzzles, per reasoning tier of the puzzles too, and mean wrong guesses of the solver
+    with hasValue (a call per branch node, or one per puzzle with `how` = root) and with the ascending and
+    fewest-places orders on the same puzzles."""
     out: dict[str, float] = {"boards_seen": float(order.boards_seen or 0)}
     learned: ValueOrder = CachedModelOrder(order) if how == "root" else order
     for name, group in boards.items():
-        out[f"{name} solved"] = float(order.solves(group).mean())
+        solved = order.solves(group)
+        out[f"{name} solved"] = float(solved.mean())
+        singles_key = f"{name} solved singles loop"
+        if singles_key not in _BASELINES:
+            reached = singles_loop_batch(np.array([b.values for b in group]), group[0].n)
+            _BASELINES[singles_key] = float(np.mean([Board(r.tolist(), group[0].n).is_valid_solution
+                                                     for r in reached]))
+            _TIERS[name] = tiers(group)
+        out[singles_key] = _BASELINES[singles_key]
+        for tier in sorted(set(_TIERS[name].tolist())):
+            members = _TIERS[name] == tier
+            out[f"{name} solved T{tier}"] = float(solved[members].mean())
+            out[f"{name} puzzles T{tier}"] = float(members.sum())
         out[f"{name} wrong guesses"] = float(np.mean([solve(b, learned).wrong_guesses for b in group]))
         for label, hand in (("ascending", Ascending()), ("fewest places", FewestPlaces())):
             key = f"{name} wrong guesses {label}"  # the same puzzles at every point: solved once per process
@@ -81,14 +98,19 @@ def measure(order: ModelOrder, boards: dict[str, list[Board]], how: str = "node"
 
 
 _BASELINES: dict[str, float] = {}
+_TIERS: dict[str, np.ndarray] = {}  # each evaluation set's reasoning tier per puzzle, labelled once per process
 
 
 def train_command(model: str, logic: str, variant: str, boards: int, device: str, seed: int,
-                  run_dir: Path, extra: list[str]) -> list[str]:
+                  run_dir: Path, extra: list[str], init_from: Path | None = None) -> list[str]:
+    """One point: one epoch over `boards` fresh generated boards; from scratch with a cosine schedule, or (a chain's
+    next point) continuing `init_from` at a constant learning rate."""
     solvable = int(round(boards * 0.8))
+    start = [f"train.init_from={init_from}", "train.lr_schedule=constant"] if init_from else \
+        ["train.lr_schedule=cosine"]
     return [sys.executable, "-m", "ltn_sudoku.train", f"model={model}", f"logic={logic}",
             f"data.train.solvable={solvable}", f"data.train.impossible={boards - solvable}", "train.epochs=1",
-            "train.lr_schedule=cosine", "train.progress=false", f"device={device}", f"seed={seed}",
+            *start, "train.progress=false", f"device={device}", f"seed={seed}",
             f"run_dir={run_dir}", *VARIANTS[variant], *extra]
 
 
@@ -195,6 +217,11 @@ def main() -> None:
                         "fine-tuned from --init-from on the point's number of branch states; a b0 point too")
     parser.add_argument("--init-from", default="checkpoints/9x9_message_passing.pt",
                         help="with --experiment: the checkpoint every point starts from (and b0 measures)")
+    parser.add_argument("--chain", action="store_true", help="one continuing run: each point trains only the boards "
+                        "it adds (fresh ones, seed + point index) from the previous point's last.pt, so the x axis is "
+                        "boards seen by one model and the compute is the sum of the points' wall times")
+    parser.add_argument("--chain-step", type=int, default=4000, help="with --chain: at most this many boards "
+                        "between two points (doubling up to it, then linear)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out-dir", type=Path, default=Path("outputs/learning_curve"))
     parser.add_argument("--report", action="store_true", help="train nothing: only the table and plot of the points "
@@ -210,11 +237,13 @@ def main() -> None:
               file=sys.stderr)
         raise SystemExit(2)
     points = [args.min_boards * 2 ** i for i in range(64) if args.min_boards * 2 ** i <= args.max_boards]
+    if args.chain:  # no point adds more than --chain-step boards: a point is the unit a stopped chain loses
+        points = sorted({*points, *range(args.chain_step, args.max_boards + 1, args.chain_step)})
     if args.experiment:
         points = [0, *points]
     deadline = time.monotonic() + 60 * args.budget_minutes if args.budget_minutes else None
     boards: dict[str, list[Board]] = {}
-    for boards_count in points if not args.report else []:
+    for index, boards_count in enumerate(points if not args.report else []):
         for variant in variants:
             run_dir = args.out_dir / variant / f"b{boards_count}"
             if (run_dir / "point.json").is_file():
@@ -229,6 +258,11 @@ def main() -> None:
             if args.experiment:
                 command = experiment_command(args.experiment, variant, boards_count, args.device, args.init_from,
                                              run_dir, args.overrides)
+            elif args.chain:  # the boards this point adds, continuing the previous point's model
+                previous = args.out_dir / variant / f"b{points[index - 1]}" / "last.pt" if index else None
+                added = boards_count - (points[index - 1] if index else 0)
+                command = train_command(args.model, args.logic, variant, added, args.device, args.seed + index,
+                                        run_dir, args.overrides, init_from=previous)
             else:
                 command = train_command(args.model, args.logic, variant, boards_count, args.device, args.seed,
                                         run_dir, args.overrides)
@@ -246,7 +280,8 @@ def main() -> None:
                 print(f"learning_curve: training failed (exit {done.returncode}): {' '.join(command)}",
                       file=sys.stderr)
                 raise SystemExit(1)
-            checkpoint = run_dir / "best.pt" if (run_dir / "best.pt").is_file() else run_dir / "last.pt"
+            best = run_dir / "best.pt"
+            checkpoint = best if best.is_file() and not args.chain else run_dir / "last.pt"  # a chain goes on from last
             measure_point(checkpoint, variant, boards_count, time.perf_counter() - started, boards, sets, args)
     rows = [json.loads(p.read_text()) for p in sorted(args.out_dir.rglob("b*/point.json"))]  # nested: per set
     if not rows:

@@ -223,6 +223,7 @@ class TrainConfig:
     progress: bool = MISSING
     amp: bool = False
     compile: bool = False
+    grad_every: int = at_least(0, 50)  # TensorBoard grad/<axiom> every so many batches (0 = never; one process only)
 
 
 @dataclass
@@ -239,6 +240,7 @@ class VisualTrainConfig:
     scale: float = ruled(Rule(lambda v: number(v) and 0 <= v < 1, "expected a fraction in [0, 1) (0 = off)"))
     warp_once_explained: bool = MISSING
     progress: bool = MISSING
+    grad_every: int = at_least(0, 50)  # TensorBoard grad/<axiom> every so many batches (0 = never; one process only)
     monitor: str = one_of(VISUAL_MONITORS)
     abduce_weight: float = non_negative()
     abduce_from_epoch: int = at_least(1)

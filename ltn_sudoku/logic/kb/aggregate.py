@@ -7,7 +7,7 @@ gather (ltn_sudoku/logic/training/distributed.py), which hands over `Groundings`
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -21,10 +21,14 @@ Gather = Callable[[Groundings], Groundings]
 
 @dataclass
 class BatchResult:
-    """The loss and every reported axiom's satisfaction on the batch (rule axioms at the last refinement step)."""
+    """The loss and every reported axiom's satisfaction on the batch (rule axioms at the last refinement step);
+    `constant`: the axioms that hold by construction under this logic (reported apart, not in SatAgg); `truths`:
+    each axiom's closed truths in SatAgg, summed over its steps, still on the graph (for its gradient norm)."""
 
     loss: torch.Tensor
     satisfaction: dict[str, float]
+    constant: dict[str, float] = field(default_factory=dict)
+    truths: dict[str, torch.Tensor] = field(default_factory=dict)
 
 
 def close_and_aggregate(theory: Theory, ops: Operators, grounded: Groundings, switches: dict[str, object],
@@ -36,6 +40,8 @@ def close_and_aggregate(theory: Theory, ops: Operators, grounded: Groundings, sw
     formulas: list[torch.Tensor] = []
     weights: list[float] = []
     reported: dict[str, torch.Tensor] = {}  # read back to the host in one transfer at the end
+    constant: dict[str, torch.Tensor] = {}
+    truths_sum: dict[str, torch.Tensor] = {}
     for key, value in grounded.items():
         if value.truth.shape[0] == 0:
             continue  # no board of the batch to ground it on
@@ -46,17 +52,29 @@ def close_and_aggregate(theory: Theory, ops: Operators, grounded: Groundings, sw
         else:
             names, truths = [key.axiom], [truth]
         last = key.step is None or key.step == steps[-1]
+        if axiom.constant_under(ops.family):  # a constant of the groundings: reported apart, never trained
+            if last and axiom.reported:
+                constant.update((label, t.detach()) for label, t in zip(names, truths))
+            continue
         selected = axiom.switch.on(switches) and (key.step is None
                                                   or key.step in axiom.steps.trained(steps, exists_last))
         for label, t in zip(names, truths):
             if selected:
                 formulas.append(t)
                 weights.append(weight_of(axiom, switches))
+                truths_of = truths_sum.get(key.axiom)
+                truths_sum[key.axiom] = t.sum() if truths_of is None else truths_of + t.sum()
             if last and axiom.reported and (selected or key.step is not None):
                 reported[label] = t.detach()
-    report = dict(zip(reported, to_list(torch.stack([v.float().reshape(()) for v in reported.values()])))) \
-        if reported else {}
-    return BatchResult(loss_of(theory, sat_agg(theory, ops, formulas, weights)), report)
+    return BatchResult(loss_of(theory, sat_agg(theory, ops, formulas, weights)), _host(reported), _host(constant),
+                       truths_sum)
+
+
+def _host(values: dict[str, torch.Tensor]) -> dict[str, float]:
+    """Scalar truths read back to the host in one transfer."""
+    if not values:
+        return {}
+    return dict(zip(values, to_list(torch.stack([v.float().reshape(()) for v in values.values()]))))
 
 
 def local(grounded: Groundings) -> Groundings:

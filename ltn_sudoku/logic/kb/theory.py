@@ -83,6 +83,23 @@ class Switch:
 ALWAYS, NEVER = Switch(), Switch(reported_only=True)
 
 
+@dataclass(frozen=True)
+class ByConstruction:
+    """When an axiom's truth is fixed by the groundings whatever the model learns (a constant with zero gradient):
+    under every family (`families` None) or under the listed ones. Such an axiom is left out of SatAgg and reported
+    apart (TensorBoard `construction/<axiom>`, not `sat/`): a figure that holds by construction is no figure."""
+
+    why: str
+    families: frozenset[str] | None = None
+
+    def holds(self, family: str) -> bool:
+        return self.families is None or family in self.families
+
+    def __str__(self) -> str:
+        where = "always" if self.families is None else "under " + ", ".join(sorted(self.families))
+        return f"{where}: {self.why}"
+
+
 def when(key: str) -> Switch:
     """In SatAgg when this config key is true (a weight key: when it is non-zero)."""
     return Switch(ConfigKey(key))
@@ -142,6 +159,11 @@ class Axiom:
     switch: Switch = ALWAYS
     weight: float | ConfigKey = 1.0
     reported: bool = True  # its satisfaction goes to TensorBoard (sat/<name>) and the batch's report
+    by_construction: ByConstruction | None = None  # when its truth is a constant of the groundings
+
+    def constant_under(self, family: str) -> bool:
+        """Whether the groundings fix this axiom's truth under the t-norm `family` (it leaves SatAgg there)."""
+        return self.by_construction is not None and self.by_construction.holds(family)
 
 
 @dataclass(frozen=True)
@@ -189,9 +211,11 @@ LABELLED_NOT = _labelled(negated=True)
 HV, HS, RH = "hasValue", "hasSolution", "recommendsHeuristic"
 BOARD_THEORY = Theory("board", (
     Axiom("givens", "∀b,c,v G(b,c,v) → HV(b,c,v)", "nothing (clamping satisfies it)", Steps.LAST, forall_boards,
-          switch=NEVER),
+          switch=NEVER, by_construction=ByConstruction("the givens are clamped into hasValue")),
     Axiom("cell_has_value", "∀b,c ∃v HV(b,c,v)", HV, Steps.KB_EXISTS, forall_boards),
-    Axiom("one_value_per_cell", "∀b,c ∀v1≠v2 ¬(HV(b,c,v1) ∧ HV(b,c,v2))", HV, Steps.KB, forall_boards),
+    Axiom("one_value_per_cell", "∀b,c ∀v1≠v2 ¬(HV(b,c,v1) ∧ HV(b,c,v2))", HV, Steps.KB, forall_boards,
+          by_construction=ByConstruction("hasValue is a softmax over a cell's digits, so two digits' Łukasiewicz "
+                                         "conjunction max(0, a + b − 1) is 0", frozenset({"lukasiewicz"}))),
     Axiom("row", "∀b ∀c1≠c2 ∀v isSameRow(c1,c2) → ¬(HV(b,c1,v) ∧ HV(b,c2,v))", HV, Steps.KB, forall_boards),
     Axiom("col", "∀b ∀c1≠c2 ∀v isSameCol(c1,c2) → ¬(HV(b,c1,v) ∧ HV(b,c2,v))", HV, Steps.KB, forall_boards),
     Axiom("block", "∀b ∀c1≠c2 ∀v isSameBlock(c1,c2) → ¬(HV(b,c1,v) ∧ HV(b,c2,v))", HV, Steps.KB, forall_boards),
@@ -211,8 +235,10 @@ BOARD_THEORY = Theory("board", (
     legend="HV = hasValue, G = isGiven, Sol = the known solution; c1≠c2 range over the pairs of distinct cells that "
            "share a unit; Def_h = the seed's crisp definition of technique h (Naked and Hidden Single).",
     note="The rule axioms hold on the solvable boards still worth practising. hasSolution reads the reached "
-         "assignment detached: it never teaches hasValue. The `givens` axiom is reported but left out of SatAgg: "
-         "clamping satisfies it by construction.")
+         "assignment detached: it never teaches hasValue. An axiom with a 'by construction' entry is a constant of "
+         "the groundings where that entry says (zero gradient): it is left out of SatAgg there and reported apart "
+         "(`construction/<axiom>` in TensorBoard). tests/test_axioms_alive.py checks that every other axiom in SatAgg "
+         "moves between batches and carries gradient, under every logic file and board model kind.")
 
 VISUAL_THEORY = Theory("visual", (
     Axiom("is_correct_valid", "∀b:valid(b) isCorrect(b)", "isCorrect's calibration (+ hasValue with "
@@ -274,12 +300,12 @@ def theory_markdown() -> str:
         lines += [f"## The {theory.name} theory", ""]
         if theory.legend:
             lines += [theory.legend, ""]
-        lines += ["| axiom | formula | trains | steps | in SatAgg | weight |",
-                  "|-------|---------|--------|-------|-----------|--------|"]
+        lines += ["| axiom | formula | trains | steps | in SatAgg | weight | holds by construction |",
+                  "|-------|---------|--------|-------|-----------|--------|-----------------------|"]
         for a in theory.axioms:
             weight = f"`{a.weight.name}`" if isinstance(a.weight, ConfigKey) else f"{a.weight:g}"
             lines.append(f"| `{a.name}` | {_cell(a.formula)} | {_cell(a.trains)} | {a.steps.value} | {a.switch} "
-                         f"| {weight} |")
+                         f"| {weight} | {_cell(a.by_construction or '-')} |")
         lines += ["", f"SatAgg: {theory.sat_agg.value}; loss = {theory.loss.value}."
                   + (f" {theory.note}" if theory.note else ""), ""]
     lines += ["## Steps", "", "| steps | grounded and trained on |", "|-------|-------------------------|"]

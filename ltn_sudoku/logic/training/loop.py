@@ -28,7 +28,7 @@ from omegaconf import DictConfig, OmegaConf
 from ltn_sudoku.io.progress import progress  # a bar on a terminal, a line per epoch (or per 30 s) in a log
 from ltn_sudoku.io.writers import atomic_copy, atomic_write_text
 from ltn_sudoku.logic.checkpoints import CheckpointError, load_checkpoint, model_kind, save_checkpoint
-from ltn_sudoku.logic.device import synchronize
+from ltn_sudoku.logic.device import synchronize, to_list
 from ltn_sudoku.logic.training import distributed
 from ltn_sudoku.logic.training.runtime import (
     check_resume,
@@ -43,6 +43,23 @@ from ltn_sudoku.logic.training.task import ModelKind, Outcome, TrainingTask
 LOG = logging.getLogger(__name__)
 
 LR_SCHEDULES: tuple[str, ...] = ("constant", "cosine")  # train.lr_schedule (the schema accepts these)
+
+
+def axiom_gradient_norms(model: torch.nn.Module, truths: Mapping[str, torch.Tensor]) -> dict[str, float]:
+    """Each SatAgg axiom's gradient norm with respect to the model's parameters (its closed truths summed over its
+    steps): an axiom whose norm is 0 teaches nothing (tests/test_axioms_alive.py). The graph is kept for the loss."""
+    parameters = [p for p in model.parameters() if p.requires_grad]
+    norms: dict[str, torch.Tensor] = {}
+    for name, truth in truths.items():
+        if not truth.requires_grad:
+            norms[name] = torch.zeros((), device=truth.device)
+            continue
+        grads = torch.autograd.grad(truth, parameters, retain_graph=True, allow_unused=True)
+        present = [g.reshape(-1) for g in grads if g is not None]
+        norms[name] = torch.linalg.vector_norm(torch.cat(present)) if present else torch.zeros((), device=truth.device)
+    if not norms:
+        return {}
+    return dict(zip(norms, to_list(torch.stack([n.float() for n in norms.values()]))))
 
 
 def _hparams(cfg: DictConfig) -> dict[str, Any]:
@@ -230,6 +247,8 @@ def _train(cfg: DictConfig, kind: ModelKind, data: Any, process: distributed.Pro
     writer = distributed.summary_writer(process, run_dir / "tb", seen if cfg.train.resume else None)  # no repeats
     device = torch.device(str(cfg.device_resolved))
     metrics: dict[str, float] = {}
+    # per-axiom gradients take one backward pass each: on one process only (DDP's hooks expect one backward a step)
+    grad_every = int(cfg.train.get("grad_every", 0)) if not process.distributed else 0
     epoch = start_epoch - 1
     for epoch in range(start_epoch, int(cfg.train.epochs)):
         model.train()
@@ -237,8 +256,11 @@ def _train(cfg: DictConfig, kind: ModelKind, data: Any, process: distributed.Pro
         batches = task.epoch(epoch, writer, seen)
         bar = progress(batches.batches, total=batches.count, desc=f"epoch {epoch + 1}/{cfg.train.epochs}", unit="batch",
                    dynamic_ncols=True, disable=not cfg.train.progress or not process.is_main)
-        for batch in bar:
+        for index, batch in enumerate(bar):
             result = loss_fn(batch)
+            if grad_every and index % grad_every == 0:  # before backward: the graph is still whole
+                for name, norm in axiom_gradient_norms(model, result.truths).items():
+                    writer.add_scalar(f"grad/{name}", norm, seen)
             optimizer.zero_grad()
             result.loss.backward()
             finite = [torch.isfinite(p.grad).all() for p in model.parameters() if p.grad is not None]
@@ -253,6 +275,8 @@ def _train(cfg: DictConfig, kind: ModelKind, data: Any, process: distributed.Pro
             writer.add_scalar("train/loss", result.loss.item(), seen)
             for name, value in result.satisfaction.items():
                 writer.add_scalar(f"sat/{name}", value, seen)
+            for name, value in result.constant.items():  # holds by construction: not a figure (kb/theory.py)
+                writer.add_scalar(f"construction/{name}", value, seen)
         synchronize(device)  # CUDA runs ahead of the host: the clock stops when the epoch's work is done
         elapsed += time.process_time() - started
         epoch_wall = time.perf_counter() - wall_started

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import random
 import secrets
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +26,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 from ltn_sudoku.io import locks
+from ltn_sudoku.io.writers import TERMINATED_STATUS, sigterm_as_exit
 from ltn_sudoku.logic.checkpoints import CheckpointError, load_checkpoint
 from ltn_sudoku.logic.device import resolve_device
 from ltn_sudoku.logic.errors import ConfigError
@@ -36,7 +38,7 @@ RUN_FILES: tuple[str, ...] = ("last.pt", "best.pt", "metrics.json", "tb")  # wha
 # train.init_from it was started with is not read again), and what evaluation alone reads. Every other key is the
 # run's recipe: a resume with another value is refused, naming the key.
 RESUMABLE: tuple[str, ...] = (
-    "train.epochs", "train.patience", "train.progress", "train.compile",
+    "train.epochs", "train.patience", "train.progress", "train.compile", "train.grad_every",
     "train.resume", "train.init_from",
     "run_dir", "device", "device_resolved", "threads",
     "checkpoint", "evaluate",
@@ -140,13 +142,18 @@ def _recorded_config(folder: Path) -> tuple[Mapping[str, Any] | None, str]:
     return None, "no checkpoint of it is left"
 
 
+def _busy(folder: Path, owner: dict[str, object] | None) -> str:
+    """A run folder another training holds, in one line that names the lock file to remove if that run is gone."""
+    return (f"run folder {folder} is being written by {locks.owner_text(owner)}: wait for it to end, or train into "
+            f"another folder (run_dir=PATH); {locks.remove_hint(folder / RUN_LOCK, owner)}")
+
+
 def run_folder_problem(folder: Path, cfg: DictConfig) -> str | None:
     """Why a training with config `cfg` may not write into `folder`, as one line naming it, or None: another live
     training holds the folder's lock, or the folder holds another run's files and this is no resume of that run."""
     owner = locks.holder(folder / RUN_LOCK)
     if owner is not None and owner.get("pid") != os.getpid():
-        return (f"run folder {folder} is being written by {locks.owner_text(owner or None)}: wait for it to end, "
-                f"or train into another folder (run_dir=PATH)")
+        return _busy(folder, owner or None)
     found = [name for name in RUN_FILES if (folder / name).exists()]
     if not found:
         return None
@@ -168,25 +175,38 @@ def run_folder_problem(folder: Path, cfg: DictConfig) -> str | None:
 @contextmanager
 def run_folder(folder: Path, cfg: DictConfig, writes: bool = True) -> Iterator[Path]:
     """Hold `folder` for this training (RUN/train.lock) while the block runs, after checking that it may write there
-    (run_folder_problem: ConfigError). `writes` False (a DDP rank other than 0, which writes nothing): no lock."""
-    if not writes:
-        yield folder
-        return
-    path = folder / RUN_LOCK
-    try:
-        fd = locks.acquire(path, f"run folder {folder}")
-    except locks.LockBusy as e:
-        raise ConfigError(f"run folder {folder} is being written by {locks.owner_text(e.owner)}: wait for it to "
-                          "end, or train into another folder (run_dir=PATH)") from None
-    except locks.LockError as e:
-        raise ConfigError(str(e)) from None
-    try:
-        problem = run_folder_problem(folder, cfg)
-        if problem is not None:
-            raise ConfigError(problem)
-        yield folder
-    finally:
-        locks.release(fd, path)
+    (run_folder_problem: ConfigError). `writes` False (a DDP rank other than 0, which writes nothing): no lock.
+    SIGTERM (a cluster's time limit) ends the training as an exception (exit status 143): the lock is released and
+    the folder's last.pt, written at the end of every epoch, is where a resume goes on, on this node or another."""
+    with sigterm_as_exit():
+        if not writes:
+            yield folder
+            return
+        path = folder / RUN_LOCK
+        try:
+            fd = locks.acquire(path, f"run folder {folder}")
+        except locks.LockBusy as e:
+            raise ConfigError(_busy(folder, e.owner)) from None
+        except locks.LockError as e:
+            raise ConfigError(str(e)) from None
+        try:
+            problem = run_folder_problem(folder, cfg)
+            if problem is not None:
+                raise ConfigError(problem)
+            yield folder
+        except SystemExit as e:
+            if e.code == TERMINATED_STATUS:
+                print(f"stopped by SIGTERM: {path} released; {_go_on(folder)}", file=sys.stderr, flush=True)
+            raise
+        finally:
+            locks.release(fd, path)
+
+
+def _go_on(folder: Path) -> str:
+    """How a stopped training goes on: from the last.pt of its last finished epoch (written atomically each epoch)."""
+    last = folder / "last.pt"
+    return (f"go on from its last finished epoch with train.resume={last}" if last.is_file() else
+            "it had finished no epoch: start it again")
 
 
 def explicit_run_folder(overrides: Sequence[str], cfg: DictConfig) -> Path | None:
