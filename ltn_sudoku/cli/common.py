@@ -27,8 +27,8 @@ from ltn_sudoku.io import (
     locks,
     parse_board_text,
 )
-from ltn_sudoku.io.locks import LockBusy, LockError, owner_text
-from ltn_sudoku.questions.engine import Engine, build
+from ltn_sudoku.io.locks import LockBusy, LockError, owner_text, remove_hint
+from ltn_sudoku.questions.engine import SEARCH_TECHNIQUE, Engine, build
 from ltn_sudoku.questions.memory import MemoryTracker
 
 OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
@@ -84,6 +84,25 @@ def engine_from_args(args: argparse.Namespace, tracker: MemoryTracker | None = N
         raise UsageError(str(e)) from None
 
 
+def technique_names(text: str, option: str) -> list[str]:
+    """The registry names of a comma-separated list of technique names or aliases (docs/reference/techniques.md),
+    'Brute Force' included; an unknown name is a usage error naming the option."""
+    from ltn_sudoku.techniques.registry import by_name, normalise_name
+
+    names = []
+    for name in (part.strip() for part in text.split(",")):
+        if not name:
+            continue
+        try:
+            names.append(SEARCH_TECHNIQUE if normalise_name(name) == normalise_name(SEARCH_TECHNIQUE)
+                         else by_name(name).name)
+        except ValueError as e:
+            raise UsageError(f"{option}: {e}") from None
+    if not names:
+        raise UsageError(f"{option}: expected one or more technique names")
+    return names
+
+
 def out_format(out: Path, formats: dict[str, str] = OUT_FORMATS) -> str:
     """The results format of --out, checked before any work so that a bad name costs nothing."""
     if out.is_dir():
@@ -107,9 +126,35 @@ def check_html_out(path: Path) -> Path:
 OUTPUT_OPTIONS: tuple[str, ...] = ("out", "stats_out", "html")  # the options of any subcommand that name a file to write
 
 
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether two names are one file: the same file by any name (a symbolic or a hard link) when both exist, else the
+    same place once links in their folders are followed."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one does not exist (yet): the same place, or not
+        return Path(a).resolve() == Path(b).resolve()
+
+
+def _flag(option: str) -> str:
+    return "--" + option.replace("_", "-")
+
+
+def refuse_shared_outputs(args: argparse.Namespace) -> None:
+    """A usage error (exit 2, before any work) when two file options to write (--out, --stats-out, --html) name one
+    file, by any name: the second write would replace the first (`solve --out r.csv --stats-out r.csv`)."""
+    named = [(option, out) for option in OUTPUT_OPTIONS if (out := getattr(args, option, None)) is not None]
+    for i, (option, out) in enumerate(named):
+        for other, other_out in named[i + 1:]:
+            if same_file(out, other_out):
+                raise UsageError(f"{_flag(other)} {other_out} and {_flag(option)} {out} are one file: each output "
+                                 "needs a file of its own; choose another name")
+
+
 def refuse_writing_over_input(args: argparse.Namespace) -> None:
     """A usage error (exit 2, before anything is written) when a file option to write (--out, --stats-out, --html) is the
-    input file itself: the same file by any name, a symbolic or a hard link included."""
+    input file itself: the same file by any name, a symbolic or a hard link included; or when two of them name one
+    file (refuse_shared_outputs)."""
+    refuse_shared_outputs(args)
     path = getattr(args, "path", None)
     if path in (None, "-"):
         return
@@ -120,8 +165,7 @@ def refuse_writing_over_input(args: argparse.Namespace) -> None:
         except OSError:  # either does not exist (yet): they cannot be one file
             same = False
         if same:
-            flag = "--" + option.replace("_", "-")
-            raise UsageError(f"{flag} {out} is the input file {path}: writing it would replace the boards; "
+            raise UsageError(f"{_flag(option)} {out} is the input file {path}: writing it would replace the boards; "
                              "choose another name")
 
 
@@ -161,21 +205,23 @@ def progress_bar(writing_file: bool) -> tqdm:
     return tqdm(unit="board", disable=not _show_progress(writing_file), file=sys.stderr, delay=1.0)
 
 
-def results_text(kind: str, results: list[dict[str, object]]) -> str:
-    """JSON Lines, or CSV with the first result's keys as header."""
+def results_text(kind: str, results: list[dict[str, object]], columns: Sequence[str] | None = None) -> str:
+    """JSON Lines, or CSV with `columns` (default: the first result's keys) as header."""
     if kind == "jsonl":
         return "".join(json.dumps(r) + "\n" for r in results)
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(results[0]), lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=list(columns or results[0]), lineterminator="\n")
     writer.writeheader()
     writer.writerows(results)
     return buf.getvalue()
 
 
-def write_results(out: Path, kind: str, results: list[dict[str, object]]) -> None:
-    """Write a results file atomically; an unwritable place is a usage error (exit 2), not a traceback."""
+def write_results(out: Path, kind: str, results: list[dict[str, object]],
+                  columns: Sequence[str] | None = None) -> None:
+    """Write a results file atomically (`columns`: the CSV header, needed when there may be no result); an unwritable
+    place is a usage error (exit 2), not a traceback."""
     try:
-        atomic_write_text(out, results_text(kind, results))
+        atomic_write_text(out, results_text(kind, results, columns))
     except OSError as e:
         raise UsageError(f"--out {out}: cannot write ({e.strerror or e})") from None
 
@@ -204,8 +250,8 @@ def lock_path(out: Path) -> Path:
 
 
 def _busy(out: Path, busy: LockBusy) -> UsageError:
-    return UsageError(f"--out {out} is being written by {owner_text(busy.owner)}: wait for it to end, or remove "
-                      f"{busy.path} if that run is not running")
+    return UsageError(f"--out {out} is being written by {owner_text(busy.owner)}: wait for it to end, or "
+                      f"{remove_hint(busy.path, busy.owner)}")
 
 
 def _acquire(out: Path) -> int:

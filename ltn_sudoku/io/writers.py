@@ -131,6 +131,19 @@ def _release_sigterm() -> None:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+@contextmanager
+def sigterm_as_exit() -> Iterator[bool]:
+    """While the block runs, SIGTERM (a cluster's time limit, `kill`) raises SystemExit(143) on the main thread where
+    nothing else handles it, so that `finally` blocks run (a training releases its run folder's lock); yields
+    whether it is in force (False off the main thread)."""
+    held = _hold_sigterm()
+    try:
+        yield held
+    finally:
+        if held:
+            _release_sigterm()
+
+
 def _fsync_folder(folder: Path) -> None:
     """Make a rename in `folder` durable (POSIX: fsync the directory; a file system that cannot is left as is)."""
     if os.name != "posix":
