@@ -9,7 +9,14 @@ go on (epoch, optimizer and RNG states, best metric) or what a shipped model nee
 technique names). `sha256` (version 2) is the SHA-256 of everything else in the dict (`payload_sha256`: every
 tensor's dtype, shape and bytes, every plain value), checked on every load; the zip records' CRCs, which torch.load
 does not check, are checked too, so a damaged file is a CheckpointError, never a model with wrong weights. Version 1
-files (no checksum) still load, their CRCs checked. Files are written through ltn_sudoku.io's one atomic writer (a
+files (no checksum) still load, their CRCs checked.
+
+A file is judged before any tensor is materialised (issue 49): its zip records must be stored as torch.save stores
+them (a compressed record could expand without bound), its tensors are mapped from the file (torch.load(mmap=True)),
+not read, and every tensor must hold no more elements than its storage in the file has bytes for (an expanded view
+of one stored number as a 20000x20000 weight is a 44 KB file whose checksum would materialise 1.6 GB). Only then is
+the checksum computed, on the stored bytes in place, so a crafted file of any size is refused at a normal load's
+memory (scripts/bench_faults.py measures it). Files are written through ltn_sudoku.io's one atomic writer (a
 temporary file fsynced and renamed into place), so a crash never leaves a half-written last.pt or best.pt.
 """
 
@@ -61,12 +68,17 @@ def _interpolation(value: Any, where: str = "config") -> str | None:
     return next((found for key, inner in items if (found := _interpolation(inner, f"{where}.{key}"))), None)
 
 
+HASH_CHUNK = 1 << 20  # bytes of a tensor fed to the hash at a time
+
+
 def _feed(h: Any, value: Any) -> None:
     """`value` into the hash, tagged by kind, so that different contents never feed the same bytes."""
     if isinstance(value, torch.Tensor):
-        t = value.detach().cpu().contiguous()
+        t = value.detach().cpu()
         h.update(f"T{t.dtype}{tuple(t.shape)};".encode())
-        h.update(to_numpy(t.reshape(-1).view(torch.uint8)).data)
+        stored = to_numpy(t.contiguous().reshape(-1).view(torch.uint8))  # a stored tensor's bytes in place
+        for start in range(0, len(stored), HASH_CHUNK):
+            h.update(stored[start:start + HASH_CHUNK].data)
     elif isinstance(value, Mapping):
         h.update(f"D{len(value)};".encode())
         for key, inner in sorted(value.items(), key=lambda kv: (type(kv[0]).__name__, repr(kv[0]))):
@@ -109,10 +121,46 @@ def save_checkpoint(path: str | os.PathLike[str], size: int, config: Mapping[str
 
 
 def _damaged_member(source: Path) -> str | None:
-    """The first zip record whose CRC-32 does not match its bytes (torch.load does not check), or None; raises on a
-    file that is no zip archive at all."""
+    """Why the archive cannot be a checkpoint, or None: a record compressed (torch.save stores every record as it is,
+    so a record's size in the file is its size once read; a compressed one could expand without bound), or the first
+    record whose CRC-32 does not match its bytes (torch.load does not check). Raises on a file that is no zip archive
+    at all."""
     with zipfile.ZipFile(source) as archive:
-        return archive.testzip()
+        for info in archive.infolist():
+            if info.compress_type != zipfile.ZIP_STORED:
+                return (f"its record {_record(info.filename)} is compressed ({info.file_size:,} bytes from "
+                        f"{info.compress_size:,}), which torch.save never does: a crafted file")
+        damaged = archive.testzip()
+    return None if damaged is None else (f"corrupted: the CRC of its record {_record(damaged)} does not match its "
+                                         "bytes")
+
+
+def _record(name: str) -> str:
+    return name.split("/", 1)[-1]  # without the archive's own folder name
+
+
+def _tensors(value: Any, where: str) -> Iterable[tuple[str, torch.Tensor]]:
+    """Every tensor of a loaded payload with its dotted place (state_dict.w, extra.optimizer.state.0.exp_avg)."""
+    if isinstance(value, torch.Tensor):
+        yield where, value
+    elif isinstance(value, Mapping):
+        for key, inner in value.items():
+            yield from _tensors(inner, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, (list, tuple)):
+        for i, inner in enumerate(value):
+            yield from _tensors(inner, f"{where}.{i}")
+
+
+def _unstored(payload: Any) -> str | None:
+    """The first tensor that holds more elements than its storage has bytes for (an expanded or overlapping view:
+    materialising it, as the checksum would, could take any memory), in words; None when every tensor's elements are
+    stored. Reads sizes only, never the tensors' bytes."""
+    for where, t in _tensors(payload, ""):
+        stored = t.untyped_storage().nbytes()
+        if t.numel() * t.element_size() > stored:
+            return (f"tensor {where} of shape {tuple(t.shape)} has {t.numel():,} elements, its storage in the file "
+                    f"{stored:,} bytes: a view of numbers not stored")
+    return None
 
 
 def load_checkpoint(path: str | os.PathLike[str], size: int | None = None) -> dict[str, Any]:
@@ -126,11 +174,9 @@ def load_checkpoint(path: str | os.PathLike[str], size: int | None = None) -> di
         raise CheckpointError(f"{source}: not a readable checkpoint ({type(e).__name__}: damaged or not a torch "
                               f"file); {HOW_TO_MAKE}") from None
     if damaged is not None:
-        record = damaged.split("/", 1)[-1]  # without the archive's own folder name
-        raise CheckpointError(f"{source}: not a readable checkpoint (corrupted: the CRC of its record {record} does "
-                              f"not match its bytes); {HOW_TO_MAKE}")
-    try:
-        payload = torch.load(source, map_location="cpu", weights_only=True)
+        raise CheckpointError(f"{source}: not a readable checkpoint ({damaged}); {HOW_TO_MAKE}")
+    try:  # mapped, not read: no tensor is in memory before its size is judged (_unstored)
+        payload = torch.load(source, map_location="cpu", weights_only=True, mmap=True)
     except pickle.UnpicklingError as e:  # Python objects beyond tensors and plain containers: never unpickled
         if "weights_only" in str(e) or "Weights only" in str(e):
             raise CheckpointError(f"{source}: not an ltn-sudoku checkpoint, or an unsafe file: it holds Python objects "
@@ -146,6 +192,10 @@ def load_checkpoint(path: str | os.PathLike[str], size: int | None = None) -> di
     for key in ("size", "config", "state_dict", "extra", *(("sha256",) if payload["version"] >= 2 else ())):
         if key not in payload:
             raise CheckpointError(f"{source}: checkpoint lacks {key!r}")
+    unstored = _unstored(payload)
+    if unstored is not None:
+        raise CheckpointError(f"{source}: not a readable checkpoint ({unstored}: a crafted or damaged file); "
+                              f"{HOW_TO_MAKE}")
     if payload["version"] >= 2 and payload["sha256"] != payload_sha256(payload):
         raise CheckpointError(f"{source}: not a readable checkpoint (corrupted: its content does not match its "
                               f"SHA-256); {HOW_TO_MAKE}")

@@ -1,0 +1,285 @@
+"""Issue 49: the hostile-input probe as tests, one (or one parametrized set) per case of the issue's table.
+
+Locks that cannot be turned against the user (a lock that is a link to another file, a full disk, hand-made lock
+contents, a lock of another host, a training stopped by SIGTERM); every output its own file (two options naming one
+file, evaluate into a training's folder); a crafted checkpoint refused at a normal load's memory; downloads with
+limits (an endless body, a zip bomb, a web page served as the zip, a gzip-encoded answer), checked against a local
+server on 127.0.0.1; options checked where they are read; CSV fields a spreadsheet would run as formulas. Each test
+fails on the code before the issue (that is how they were written: run against it first).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from ltn_sudoku.cli import build_parser, run_command
+from ltn_sudoku.io import locks
+from ltn_sudoku.logic.errors import ConfigError
+from ltn_sudoku.paths import DATA_DIR, REPO_ROOT
+from tests.test_train import TINY, config
+
+ENV = {**os.environ, "PYTHONWARNINGS": "ignore", "PYTHONPATH": str(REPO_ROOT)}
+TRAIN = [sys.executable, "-m", "ltn_sudoku.train", "model=4x4", *TINY]
+EXAMPLES = DATA_DIR / "examples"
+VICTIM = "the user's notes: nothing here may be replaced\n"
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """`ltn-sudoku ARGV` in this process: (status, stdout, stderr)."""
+    try:
+        status = run_command(build_parser().parse_args(list(argv)))
+    except SystemExit as e:  # argparse's own usage errors
+        status = int(e.code or 0)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def one_error_line(err: str, *words: str) -> str:
+    """The one `error: ...` line of a refusal, checked to name every word."""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in err, err[-3000:]
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+def aged(path: Path, seconds: float = 3600) -> None:
+    """Make a file look written long ago (a lock judged stale by its age)."""
+    then = time.time() - seconds
+    os.utime(path, (then, then), follow_symlinks=False)
+    if path.is_symlink():
+        os.utime(path.resolve(), (then, then))
+
+
+def classify_to(capsys: pytest.CaptureFixture[str], out: Path) -> tuple[int, str, str]:
+    return cli(capsys, "classify", str(EXAMPLES / "valid_closed_4x4.csv"), "--no-ltn", "--no-heuristics",
+               "--out", str(out))
+
+
+# ---- case 1: OUT.lock or RUN/train.lock is a link to another file ----------------------------------------------------
+@pytest.mark.parametrize("link", ["symlink", "hardlink"])
+def test_an_output_lock_that_links_to_another_file_is_refused_and_the_file_kept(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], link: str) -> None:
+    victim, out = tmp_path / "notes.txt", tmp_path / "r.csv"
+    victim.write_text(VICTIM)
+    lock = tmp_path / "r.csv.lock"
+    (os.symlink if link == "symlink" else os.link)(victim, lock)
+    aged(lock)
+    status, _, err = classify_to(capsys, out)
+    assert status == 2
+    one_error_line(err, f"{lock} is not a lock file of this program", "move it away")
+    assert victim.read_text() == VICTIM and not out.exists()
+
+
+def test_a_run_folder_lock_that_links_to_another_file_is_refused_and_the_file_kept(tmp_path: Path) -> None:
+    from ltn_sudoku.logic.training.runtime import run_folder
+
+    victim, folder = tmp_path / "notes.txt", tmp_path / "run"
+    victim.write_text(VICTIM)
+    folder.mkdir()
+    (folder / "train.lock").symlink_to(victim)
+    aged(folder / "train.lock")
+    with pytest.raises(ConfigError, match="train.lock is not a lock file of this program \\(a symbolic link\\)"):
+        with run_folder(folder, config(folder)):
+            pass
+    assert victim.read_text() == VICTIM and (folder / "train.lock").is_symlink()
+
+
+# ---- case 6: a full disk while the lock is created ---------------------------------------------------------------------
+def test_a_full_disk_while_taking_a_lock_is_one_line_and_leaves_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    def full(fd: int, data: bytes) -> int:
+        raise OSError(28, "No space left on device")
+
+    out = tmp_path / "r.csv"
+    with monkeypatch.context() as patched:
+        patched.setattr(locks.os, "write", full)
+        status, _, err = classify_to(capsys, out)
+    assert status == 2
+    one_error_line(err, f"cannot write the lock {out}.lock", "No space left on device", "nothing was left")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no 0-byte lock to block the retry
+    assert classify_to(capsys, out)[0] == 0  # the retry, once there is room
+
+
+# ---- case 8 (locks): hand-made lock contents of any shape --------------------------------------------------------------
+@pytest.mark.parametrize("content", [
+    '{"pid": 123456789012345678901, "host": "%s"}', '{"pid": -1, "host": "%s"}', '{"pid": "12", "host": "%s"}',
+    '{"pid": true, "host": "%s"}', '[1, 2, "%s"]', '{"pid": 12, "host": 7, "h": "%s"}',
+    'not json at all %s', '\udcff%s'],
+    ids=["20-digit-pid", "negative-pid", "pid-text", "pid-bool", "a-list", "host-number", "text", "bad-utf8"])
+def test_hand_made_lock_contents_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                              content: str) -> None:
+    out = tmp_path / "r.csv"
+    lock = tmp_path / "r.csv.lock"
+    lock.write_bytes((content % socket.gethostname()).encode("utf-8", "surrogateescape"))
+    aged(lock)
+    before = lock.read_bytes()
+    status, _, err = classify_to(capsys, out)
+    assert status == 2
+    one_error_line(err, f"{lock} is not a lock file of this program")
+    assert lock.read_bytes() == before and not out.exists()
+
+
+def test_a_stale_lock_is_removed_and_created_again_never_rewritten(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A dead run's lock record is taken over by a new file, not by writing into the old one (whose other names,
+    had it any, would see the new content)."""
+    child = subprocess.Popen([sys.executable, "-c", ""])
+    child.wait()
+    lock = tmp_path / "r.csv.lock"
+    lock.write_text(json.dumps({"pid": child.pid, "host": socket.gethostname(), "since": "then"}) + "\n")
+    old = os.open(lock, os.O_RDONLY)
+    try:
+        status, _, err = classify_to(capsys, tmp_path / "r.csv")
+        assert status == 0 and f"took over the stale lock {lock}: left by pid {child.pid}" in err
+        assert json.loads(os.pread(old, 4096, 0))["pid"] == child.pid  # the old file untouched
+    finally:
+        os.close(old)
+    assert not lock.exists()
+
+
+# ---- case 10: a training stopped by SIGTERM, resumed on another node ---------------------------------------------------
+def test_a_lock_left_on_another_host_names_the_file_to_remove(tmp_path: Path) -> None:
+    from ltn_sudoku.logic.training.runtime import run_folder
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    lock = folder / "train.lock"
+    lock.write_text(json.dumps({"pid": 4242, "host": "node-b", "since": "2026-01-01 00:00:00"}) + "\n")
+    with pytest.raises(ConfigError) as info:
+        with run_folder(folder, config(folder)):
+            pass
+    message = str(info.value)
+    assert "pid 4242 on node-b" in message and f"remove {lock}" in message and "\n" not in message
+    assert lock.exists()
+
+
+def test_a_training_stopped_by_sigterm_releases_its_lock_and_goes_on_elsewhere(tmp_path: Path) -> None:
+    """A cluster's time limit: SIGTERM to a real training ends it with status 143 and one line, its lock released and
+    its last finished epoch's last.pt kept; the resume (in this process: another node, as far as the lock goes) goes
+    on from there."""
+    from ltn_sudoku.logic.checkpoints import load_checkpoint
+    from ltn_sudoku.logic.kinds import train
+
+    folder = tmp_path / "run"
+    run = subprocess.Popen([*TRAIN, "train.epochs=1000", "train.patience=1000", f"run_dir={folder}"], cwd=REPO_ROOT,
+                           env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 180
+        while not (folder / "last.pt").is_file():
+            assert run.poll() is None, run.stderr.read() if run.stderr else ""
+            assert time.monotonic() < deadline, "the run wrote no last.pt"
+            time.sleep(0.1)
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert run.returncode == 143, err[-3000:]
+    assert f"stopped by SIGTERM: {folder / 'train.lock'} released" in err and "train.resume=" in err
+    assert not (folder / "train.lock").exists()
+    epoch = int(load_checkpoint(folder / "last.pt")["extra"]["epoch"])
+    metrics = train(config(folder, f"train.epochs={epoch + 2}", "train.patience=1000",
+                           f"train.resume={folder / 'last.pt'}"))
+    assert metrics["train/epoch"] == epoch + 2
+
+
+# ---- cases 2 and 5: every output its own file; a shipped example drawn -------------------------------------------------
+@pytest.mark.parametrize("same", ["name", "symlink", "hardlink"])
+def test_two_outputs_naming_one_file_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                 same: str) -> None:
+    out = tmp_path / "r.csv"
+    other = out
+    if same != "name":
+        out.write_text(VICTIM)
+        other = tmp_path / "also.csv"
+        (os.symlink if same == "symlink" else os.link)(out, other)
+    status, _, err = cli(capsys, "solve", str(EXAMPLES / "seed_4x4.csv"), "--out", str(out), "--stats-out",
+                         str(other))
+    assert status == 2
+    one_error_line(err, f"--stats-out {other}", f"--out {out}", "one file")
+    assert not out.exists() or out.read_text() == VICTIM
+
+
+def test_solve_refuses_a_page_that_links_to_its_results_file(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    out, page = tmp_path / "r.csv", tmp_path / "page.html"
+    out.write_text(VICTIM)
+    page.symlink_to(out)
+    status, _, err = cli(capsys, "solve", str(EXAMPLES / "seed_4x4.csv"), "--explain", "--html", str(page), "--out",
+                         str(out))
+    assert status == 2
+    one_error_line(err, f"--html {page} and --out {out} are one file")
+    assert out.read_text() == VICTIM
+
+
+def test_solve_draws_the_shipped_example_whose_givens_clash(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    drawings = tmp_path / "D"
+    status, out, err = cli(capsys, "solve", str(EXAMPLES / "invalid_closed_9x9.csv"), "--explain", "--svg",
+                           str(drawings))
+    assert status == 0, err
+    assert "not solved" in out and "Traceback" not in err
+
+
+# ---- case 4: a crafted checkpoint, judged before it is loaded ---------------------------------------------------------
+LOAD_AND_MEASURE = """
+import json, resource, sys
+import torch
+from ltn_sudoku.logic.checkpoints import FORMAT, CheckpointError, load_checkpoint
+path, shape = sys.argv[1], json.loads(sys.argv[2])
+if shape:  # one stored number, seen as a weight of this shape
+    torch.save({"format": FORMAT, "version": 2, "size": 4, "config": {"model": {}}, "extra": {}, "sha256": "0" * 64,
+                "state_dict": {"w": torch.zeros(1, dtype=torch.uint8).expand(*shape)}}, path)
+try:
+    load_checkpoint(path)
+    refused = None
+except CheckpointError as e:
+    refused = str(e)
+print(json.dumps({"refused": refused, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def load_in_a_process(path: Path, shape: list[int] | None) -> dict[str, object]:
+    done = subprocess.run([sys.executable, "-c", LOAD_AND_MEASURE, str(path), json.dumps(shape)], cwd=REPO_ROOT,
+                          env=ENV, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.splitlines()[-1])  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("shape", [[20000, 20000], [2**16, 2**15]], ids=["20000x20000", "2^31"])
+def test_a_crafted_checkpoint_is_refused_at_a_normal_loads_memory(tmp_path: Path, shape: list[int]) -> None:
+    """A small file whose one weight is an expanded view of one stored number: refused in one line before its
+    checksum would materialise it, at the peak memory of loading a shipped checkpoint (+64 MB)."""
+    normal = load_in_a_process(REPO_ROOT / "checkpoints" / "9x9_message_passing.pt", None)
+    assert normal["refused"] is None
+    crafted = load_in_a_process(tmp_path / "crafted.pt", shape)
+    assert (tmp_path / "crafted.pt").stat().st_size < 64_000
+    refused = str(crafted["refused"])
+    assert f"tensor state_dict.w of shape {tuple(shape)}" in refused and "a view of numbers not stored" in refused
+    assert "\n" not in refused
+    assert float(crafted["peak_mb"]) < float(normal["peak_mb"]) + 64, (crafted, normal)  # type: ignore[arg-type]
+
+
+def test_a_checkpoint_with_a_compressed_record_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    """torch.save stores its records as they are; a compressed one (which could expand without bound) is refused."""
+    from ltn_sudoku.logic.checkpoints import CheckpointError, load_checkpoint
+
+    packed = tmp_path / "packed.pt"
+    with zipfile.ZipFile(REPO_ROOT / "checkpoints" / "4x4.pt") as src, \
+            zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in src.infolist():
+            out.writestr(info.filename, src.read(info))
+    with pytest.raises(CheckpointError, match="is compressed .* which torch.save never does"):
+        load_checkpoint(packed)
