@@ -283,20 +283,21 @@ def figures(out: Path) -> None:
     data/samples sure and right everywhere: both show less), into `out`."""
     from playwright.sync_api import sync_playwright
 
-    from ltn_sudoku.render.ltn import answers_svg
+    from ltn_sudoku import classify, load_model
 
     board = parse_board_text(puzzles("qqwing_expert.txt")[FIGURE_LTN_BOARD])
-    answers = json.loads(subprocess.run([str(Path(sys.executable).parent / "classify-board"), "--board",
-                                         board.to_line(), "--json"], check=True, capture_output=True, text=True).stdout)
-    ltn = answers_svg(answers)
-    assert ltn is not None, "classify-board gave no LTN answers"
+    report = classify(board, model=load_model("9x9"))  # what classify-board answers, as objects
+    answer = report.sections[-1]
+    answers = report.as_dict(moves=False)
+    ltn = answer.picture(report.solution)  # type: ignore[attr-defined]
+    assert ltn is not None, "the model gave no LTN answer"
     names = ("report_fish_step.png", "report_chain_step.png", "ltn_board.png", *STEP_FIGURES.values())
     with tempfile.TemporaryDirectory() as tmp:
         page_path = Path(tmp) / "sample.html"
         sample_report(page_path)
         ltn_path = Path(tmp) / "ltn.html"
         with HtmlReport(ltn_path, title="LTN") as html:
-            html.add({"index": 0, **answers}, None, ltn)
+            html.add({"index": 0, **answers}, None, ltn, answer.html())  # type: ignore[attr-defined]
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True)
             page = browser.new_page(viewport={"width": 1100, "height": 900}, device_scale_factor=1.5)

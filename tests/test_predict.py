@@ -11,7 +11,7 @@ import pytest
 from ltn_sudoku.board import Board
 from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.io.kaggle import read_kaggle
-from ltn_sudoku.logic.answers.predict import LtnAnswers, LtnSection
+from ltn_sudoku.logic.answers.predict import LtnAnswers
 from ltn_sudoku.paths import DATA_DIR
 
 # float32 rounding differs between a batch of one board and larger batches, and 48 refinement steps amplify it: the
@@ -63,9 +63,9 @@ def test_batched_answers_equal_one_board_at_a_time_on_real_rows() -> None:
     closed = next(iter(read_kaggle(DATA_DIR / "kaggle" / "kaggle_9m_sample1000.csv.gz"))).solution_board
     boards = [*boards, closed, parse_board_text(SEED_4), Board.empty(16)]  # mixed sizes, one without a model
     ltn = LtnAnswers()
-    batched = [s.answer for s in ltn.sections(boards, batch=4)]
+    batched = [s.ltn_dict() for s in ltn.sections(boards, batch=4)]
     for board, answer in zip(boards, batched):
-        assert_same(answer, ltn.section(board).answer)
+        assert_same(answer, ltn.section(board).ltn_dict())
         if board.n == 16:
             assert answer["available"] is False and "16x16" in answer["reason"]
             continue
@@ -82,7 +82,8 @@ def test_dead_ends_are_computed_when_asked_and_said_to_be_missing_otherwise() ->
     dense = max((r.board for r in rows), key=lambda b: b.givens)  # a real 9x9 row with few moves: a fast test
     boards = [parse_board_text(SEED_4), parse_board_text("1...........4..."), dense]
     with_dead_ends = LtnAnswers(dead_ends=True)
-    batched = [s.answer for s in with_dead_ends.sections(boards)]
+    sections = with_dead_ends.sections(boards)
+    batched = [s.ltn_dict() for s in sections]
     for board, answer in zip(boards, batched):
         alone = with_dead_ends.predictor(board.n).answer(board)  # the predictor's own one-board path
         assert_same(answer, alone)
@@ -90,7 +91,7 @@ def test_dead_ends_are_computed_when_asked_and_said_to_be_missing_otherwise() ->
         assert all(0 <= m["dead_end"]["probability"] <= 1 for m in answer["moves"])
     without = LtnAnswers().section(boards[2])
     assert "dead-end probabilities not computed" in "\n".join(without.describe())
-    assert "predicted dead ends" in "\n".join(LtnSection(batched[2]).describe())
+    assert "predicted dead ends" in "\n".join(sections[2].describe())
 
 
 @pytest.mark.parametrize("n", [4, 9])
@@ -106,8 +107,9 @@ def test_the_complete_solver_in_the_ltn_section_matches_the_exact_solver(n: int)
     if n == 9:
         boards += read_boards(DATA_DIR / "9x9/hardest11.txt")[:2] + real_boards(2)
     for limit in (1, 3):
-        answers = [s.answer for s in LtnAnswers(complete=limit).sections(boards, batch=5)]
-        for board, answer in zip(boards, answers):
+        sections = LtnAnswers(complete=limit).sections(boards, batch=5)
+        for board, section in zip(boards, sections):
+            answer = section.ltn_dict()
             found = answer["complete_solver"]
             if board.is_closed:
                 assert found is None
@@ -126,6 +128,6 @@ def test_the_complete_solver_in_the_ltn_section_matches_the_exact_solver(n: int)
                 assert found["first_solution_wrong_guesses"] <= found["wrong_guesses"]
             else:
                 assert found["first_solution_nodes"] is None
-            assert "complete LTN-guided solver" in "\n".join(LtnSection(answer).describe())
+            assert "complete LTN-guided solver" in "\n".join(section.describe())
     plain = LtnAnswers().sections(boards[:2])
-    assert all("complete_solver" not in s.answer for s in plain)
+    assert all("complete_solver" not in s.ltn_dict() for s in plain)

@@ -13,7 +13,7 @@ from PIL import Image
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import solve
-from ltn_sudoku.render.ltn import answers_svg, hasvalue_svg, truths_from_answers
+from ltn_sudoku.render.ltn import hasvalue_svg
 from ltn_sudoku.render.raster import (
     WRONG,
     cell_pixels,
@@ -140,21 +140,3 @@ def test_reader_image_marks_misreadings() -> None:
     assert framed == [i == 5 for i in range(16)]
     batch = reader_images(np.stack([images, images]), np.array([read, digits]), np.array([digits, digits]))
     assert batch.shape == (2, *img.shape) and (batch[0] == img).all() and not (batch[1] == WRONG).all(axis=2).any()
-
-
-def test_truths_from_classify_answers() -> None:
-    board = Board([1, 0, 3, 4, 3, 4, 0, 2, 2, 1, 4, 3, 4, 3, 2, 0], 4)
-    solution = solve(board)
-    moves = [{"row": c // 4, "col": c % 4, "digit": d, "confidence": 0.25 * d, "dead_end": None}
-             for c in board.empty_cells for d in range(1, 5) if board.candidate_masks()[c] >> (d - 1) & 1]
-    answers = {"size": 4, "board": board.to_line(), "solution": solution.to_line(), "ltn": {"moves": moves}}
-    t = truths_from_answers(answers)
-    assert t is not None and t.shape == (16, 4)
-    for m in moves:
-        assert t[m["row"] * 4 + m["col"], m["digit"] - 1] == pytest.approx(m["confidence"])
-    for c, v in enumerate(board.values):
-        if v:
-            assert t[c, v - 1] == 1.0
-    svg = answers_svg(answers)
-    assert svg is not None and len(_cells(svg)) == 16
-    assert truths_from_answers({"size": 4, "board": board.to_line(), "ltn": None}) is None

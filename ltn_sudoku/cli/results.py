@@ -16,8 +16,8 @@ from typing import Any, Iterable, Mapping, Sequence
 from ltn_sudoku.answering import Answered
 from ltn_sudoku.cli import UsageError
 from ltn_sudoku.io.writers import AtomicFile
+from ltn_sudoku.logic.answers.answer import LtnAnswer
 from ltn_sudoku.questions.text import render_report
-from ltn_sudoku.render.ltn import answers_svg
 from ltn_sudoku.render.report import board_section, page_head, page_tail, report_pictures
 
 BASE_COLUMNS: tuple[str, ...] = (
@@ -152,9 +152,10 @@ class HtmlWriter:
     def __call__(self, answers: Sequence[Answered]) -> str:
         parts = []
         for a in answers:
-            board = _answer_dict(a, moves=False)  # the LTN picture reads its own section's moves
-            parts.append(board_section(a.index, board, report_pictures(a.report), answers_svg(board),
-                                       opened=a.index < self.open_first))
+            ltn = a.ltn if isinstance(a.ltn, LtnAnswer) else None
+            parts.append(board_section(a.index, _answer_dict(a, moves=False), report_pictures(a.report),
+                                       None if ltn is None else ltn.picture(a.report.solution),
+                                       opened=a.index < self.open_first, ltn_html=None if ltn is None else ltn.html()))
         return "".join(parts)
 
     def tail(self, boards: int) -> str:

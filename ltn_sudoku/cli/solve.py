@@ -124,7 +124,8 @@ def _stats_out(path: Path) -> str:
 
 def run_ltn(args: argparse.Namespace) -> int:
     """`solve --ltn`: LTN-guided search per board; the verdict, the board found and what it cost."""
-    from ltn_sudoku.logic.answers.predict import LtnPredictor, complete_solver_line
+    from ltn_sudoku.logic.answers.answer import complete_solver_line
+    from ltn_sudoku.logic.answers.predict import LtnPredictor
     from ltn_sudoku.logic.answers.search import guided_search
     from ltn_sudoku.logic.checkpoints import CheckpointError
 
@@ -145,7 +146,7 @@ def run_ltn(args: argparse.Namespace) -> int:
         predictor = models[n]
         data: dict[str, object] = {"index": index, "line": record.line, "size": n, "board": record.board.to_line()}
         if predictor is None:
-            data.update(LtnPredictor.unavailable(n))
+            data.update(available=False, reason=LtnPredictor.unavailable_reason(n))
         elif args.complete:
             data.update(predictor.complete_solver(record.board))  # classify-board's ltn.complete_solver
         else:

@@ -287,9 +287,12 @@ def _no_solution_reason(board: Board, conflicts: list[Conflict]) -> str | None:
 
 
 def classify(board: Board, backend: str = "auto", heuristics: bool = True, engine: Engine | None = None,
-             full: bool = False, survey: Survey = "tiered", sources: Sequence[SectionSource] = ()) -> Report:
-    """Answer Q1 (closed board) or Q2 and Q3 (open board) exactly: classify_boards for one board."""
-    return classify_boards([board], backend, heuristics, engine, full, survey, sources)[0]
+             full: bool = False, survey: Survey = "tiered", sources: Sequence[SectionSource] = (),
+             model: SectionSource | None = None) -> Report:
+    """Answer Q1 (closed board) or Q2 and Q3 (open board) exactly: classify_boards for one board. `model`: a loaded
+    LTN model (ltn_sudoku.load_model) whose answer joins the report as its `ltn` section."""
+    return classify_boards([board], backend, heuristics, engine, full, survey,
+                           (*sources, model) if model is not None else sources)[0]
 
 
 def classify_boards(boards: Sequence[Board], backend: str = "auto", heuristics: bool = True,

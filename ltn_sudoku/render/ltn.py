@@ -17,7 +17,6 @@ from html import escape
 import numpy as np
 
 from ltn_sudoku.board import Board, box_side
-from ltn_sudoku.io.records import decode_cells
 from ltn_sudoku.render.raster import png_bytes
 from ltn_sudoku.render.svg import wrap_words
 
@@ -166,42 +165,3 @@ def _reader_cells(images: np.ndarray, values: list[int], read: list[int] | None,
                       f'dominant-baseline="central">{got}</text>' if got else "")
                    + "</g>")
     return out
-
-
-def truths_from_answers(board: dict[str, object]) -> np.ndarray | None:
-    """The (cells, n) hasValue truths held in a classify-board dict: its `ltn.moves` give every basic-rule candidate's
-    confidence (hasValue after refinement); a given is its own digit (truth 1); a digit the basic rule excludes, 0.
-    None when the dict has no LTN answers."""
-    ltn = board.get("ltn")
-    moves = ltn.get("moves") if isinstance(ltn, dict) else None
-    if not isinstance(moves, list) or not moves or not isinstance(board.get("size"), int):
-        return None
-    n = int(board["size"])  # type: ignore[call-overload]
-    t = np.zeros((n * n, n))
-    for m in moves:
-        t[m["row"] * n + m["col"], m["digit"] - 1] = m["confidence"]
-    values = _line_values(str(board.get("board", "")), n)
-    for c, v in enumerate(values):
-        if v:
-            t[c, v - 1] = 1.0
-    return t
-
-
-def _line_values(line: str, n: int) -> list[int]:
-    """A board's values from the line format of classify-board's JSON (io.encode_cells)."""
-    board = decode_cells(line)
-    if board.n != n:
-        raise ValueError(f"a {board.n}x{board.n} board in the answers of a {n}x{n} board")
-    return list(board.values)
-
-
-def answers_svg(board: dict[str, object]) -> str | None:
-    """hasvalue_svg of a classify-board dict (its LTN answers against its exact solution), or None without them."""
-    truths = truths_from_answers(board)
-    if truths is None:
-        return None
-    n = truths.shape[1]
-    solution = board.get("solution")
-    return hasvalue_svg(_line_values(str(board["board"]), n), truths,
-                        _line_values(solution, n) if isinstance(solution, str) else None,
-                        title="LTN hasValue after refinement")

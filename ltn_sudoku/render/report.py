@@ -160,18 +160,10 @@ def _rows(pairs: Sequence[tuple[str, object]]) -> str:
     return "".join(f"<tr><th>{escape(k)}</th><td>{escape(_value(v))}</td></tr>" for k, v in pairs)
 
 
-def _flat(prefix: str, value: object, out: list[tuple[str, object]]) -> None:
-    """Scalar leaves of a nested answer (the LTN's section), list-valued leaves as their length."""
-    if isinstance(value, Mapping):
-        for k, v in value.items():
-            _flat(f"{prefix}.{k}" if prefix else str(k), v, out)
-    else:
-        out.append((prefix, value))
-
-
-def _answers_html(board: Mapping[str, Any]) -> str:
-    """The Q1 / Q2 / Q3 and LTN answers of a classify-board dict as small tables (keys that are absent are left
-    out, so a dict of `solve` or of an older classify-board still renders)."""
+def _answers_html(board: Mapping[str, Any], ltn_html: str | None = None) -> str:
+    """The Q1 / Q2 / Q3 answers of a classify-board dict as small tables (keys that are absent are left out, so a
+    dict of `solve` or of an older classify-board still renders), then the LTN's block (`ltn_html`, written by the
+    LTN's answer object: logic/answers/answer.py)."""
     moves = board.get("moves")
     if isinstance(moves, list):
         dead: object = sum(1 for m in moves if m.get("dead_end") is True)
@@ -188,24 +180,23 @@ def _answers_html(board: Mapping[str, Any]) -> str:
     parts = ['<div class="answers"><table class="q"><caption>Q1 / Q2</caption>',
              _rows([(k, v) for k, v in q12 if v is not None or k == "solution"]), "</table>"]
     if "level" in board or "recommended" in board:
-        q3 = [("recommended now", board.get("recommended")), ("solving path", f"{len(board.get('steps') or [])} steps"),
+        steps = board.get("steps") or []
+        recommended = board.get("recommended")
+        if recommended is None and isinstance(steps, list) and steps:  # `solve`: the first step's technique
+            recommended = [steps[0].get("technique")]
+        q3 = [("recommended now", recommended), ("solving path", plural(len(steps), "step")),
               ("level", board.get("level")), ("score", board.get("score")), ("search needed", board.get("guessed")),
               ("survey", board.get("survey")), ("limit", board.get("heuristics_limit"))]
         parts += ['<table class="q"><caption>Q3</caption>', _rows(q3), "</table>"]
-    ltn = board.get("ltn")
-    if isinstance(ltn, Mapping):
-        pairs: list[tuple[str, object]] = []
-        for key, value in ltn.items():
-            if key == "moves" and isinstance(value, list):
-                pairs.append(("moves with hasValue", len(value)))
-            elif key == "recommendsHeuristic" and isinstance(value, Mapping):
-                pairs.append(("recommendsHeuristic (decided true)",
-                              [k for k, v in value.items() if isinstance(v, Mapping) and v.get("decision")]))
-            else:
-                _flat(key, value, pairs)
-        parts += ['<table class="q"><caption>LTN</caption>', _rows(pairs), "</table>"]
+    if ltn_html:
+        parts += ['<div class="ltn-block"><h3>LTN model</h3>', ltn_html, "</div>"]
     parts.append("</div>")
     return "".join(parts)
+
+
+def plural(count: int, word: str) -> str:
+    """'1 step', '2 steps'."""
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
 def page_head(title: str, count: str = "") -> str:
@@ -216,9 +207,10 @@ def page_head(title: str, count: str = "") -> str:
 
 
 def board_section(index: int, board: Mapping[str, Any], pictures: StepPictures | None = None,
-                  ltn_svg: str | None = None, *, opened: bool = False) -> str:
+                  ltn_svg: str | None = None, *, opened: bool = False, ltn_html: str | None = None) -> str:
     """One board's section: `board` is classify-board's JSON dict of the board (Report.as_dict() plus index / line /
-    id), `pictures` its solving path (report_pictures / step_pictures), `ltn_svg` the LTN's picture."""
+    id), `pictures` its solving path (report_pictures / step_pictures), `ltn_svg` the LTN's picture and `ltn_html`
+    its answers as prose and a table (LtnAnswer.picture, LtnAnswer.html)."""
     label = f"Board {int(board.get('index', index)) + 1}"
     if board.get("line") is not None:
         label += f" (line {board['line']})"
@@ -228,7 +220,7 @@ def board_section(index: int, board: Mapping[str, Any], pictures: StepPictures |
     if board.get("level"):
         bits.append(f"level {board['level']}")
     if board.get("steps"):
-        bits.append(f"{len(board['steps'])} steps")
+        bits.append(plural(len(board["steps"]), "step"))
     data: dict[str, object] = {"pictures": pictures.as_data() if pictures is not None else None, "ltn": ltn_svg}
     if pictures is None:
         data["texts"] = [str(s.get("text", "")) for s in board.get("steps") or []]
@@ -248,14 +240,14 @@ def board_section(index: int, board: Mapping[str, Any], pictures: StepPictures |
     return (f'<section class="board" id="board{index + 1}" tabindex="-1"><details'
             f'{" open" if opened else ""}><summary>{escape(label)} — '
             f'{escape(", ".join(bits))}<code>{escape(str(board.get("board", "")))}</code></summary>'
-            f'{_answers_html(board)}<div class="pictures">{path}{ltn}</div>'
+            f'{_answers_html(board, ltn_html)}<div class="pictures">{path}{ltn}</div>'
             f'<script type="application/json" class="board-data">{_script_json(data)}</script>'
             f"</details></section>\n")
 
 
 def page_tail(count: int) -> str:
     """The page's end: the footer with the number of boards, and the step-through script."""
-    return _TAIL.replace("{count}", str(count)).replace("{colours}", _script_json(COLOURS)).replace(
+    return _TAIL.replace("{count}", str(count)).replace("{word}", "board" if count == 1 else "boards").replace("{colours}", _script_json(COLOURS)).replace(
         "{roles}", _script_json(list(ROLES)))
 
 
@@ -296,9 +288,11 @@ class HtmlReport:
         assert self._out is not None, "HtmlReport used before open() or after close()"
         self._out.write(data)
 
-    def add(self, board: Mapping[str, Any], pictures: StepPictures | None = None, ltn_svg: str | None = None) -> None:
+    def add(self, board: Mapping[str, Any], pictures: StepPictures | None = None, ltn_svg: str | None = None,
+            ltn_html: str | None = None) -> None:
         """One board's section (board_section), written at once."""
-        self._write(board_section(self.count, board, pictures, ltn_svg, opened=self.count < self.open_first).encode())
+        self._write(board_section(self.count, board, pictures, ltn_svg, opened=self.count < self.open_first,
+                                  ltn_html=ltn_html).encode())
         self.count += 1
 
     def close(self) -> None:
@@ -334,7 +328,11 @@ summary code{display:block;font-weight:normal;font-size:.8em;color:#555;word-bre
 table.q{border-collapse:collapse;font-size:.85em}
 table.q caption{text-align:left;font-weight:bold}
 table.q th{text-align:left;font-weight:normal;color:#444;padding:1px 8px 1px 0;vertical-align:top}
-table.q td{padding:1px 0;word-break:break-all;max-width:40em}
+table.q td{padding:1px 0;overflow-wrap:anywhere;max-width:40em}
+table.q td,table.q th,.ltn-answer p{word-break:normal;hyphens:none}
+.ltn-block{max-width:44em}
+.ltn-block h3{font-size:.85em;margin:0}
+.ltn-answer p{font-size:.85em;margin:.2em 0 .4em}
 .pictures{display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start}
 .pictures h3{font-size:1em;margin:.3em 0}
 .controls button{font-size:1.1em;min-width:2.4em;margin-right:.2em}
@@ -347,7 +345,7 @@ ol.steps li.current{background:#fff6cc;font-weight:bold}
 ol.steps li.text-only{cursor:default;color:#666}
 </style></head><body>
 <header><h1>{title}</h1>
-<p>This report holds <span class="count" id="board-count">{count}</span> boards.
+<p>This report holds <span class="count" id="board-count">{count}</span> <span id="board-word">boards</span>.
 Open a board, then step through its solving path with the buttons or the left / right arrow keys (Home / End: first
 / last step). Colours as in HoDoKu: green, placed; red and crossed, eliminated; light green, the pattern; blue, fins;
 yellow / blue cells, a fish's base / cover lines; arrows, a chain's strong (solid) and weak (dashed) links.</p>
@@ -356,12 +354,13 @@ yellow / blue cells, a fish's base / cover lines; arrows, a chain's strong (soli
 """
 
 _TAIL = """</main>
-<footer><p>End of the report: <span id="footer-count">{count}</span> boards.</p></footer>
+<footer><p>End of the report: <span id="footer-count">{count}</span> {word}.</p></footer>
 <script>
 "use strict";
 (function () {  // a header written before the count was known (classify-board --html) takes it from the footer
   const head = document.getElementById("board-count");
   if (!head.textContent.trim()) head.textContent = document.getElementById("footer-count").textContent;
+  if (head.textContent.trim() === "1") document.getElementById("board-word").textContent = "board";
 })();
 const COLOURS = {colours};
 const ROLES = {roles};

@@ -5,7 +5,8 @@ the LTN section of every board of a chunk, computed with the boards as the batch
 flag maps to `dead_ends=True` (one hasValue run per move: about 140x the cost, so off by default; the answer says so).
 
     predictor = LtnPredictor.for_size(board.n)        # the shipped checkpoint, or None for sizes without a model
-    answers = predictor.answer_batch(boards)          # one JSON value per board
+    answers = predictor.answers(boards)               # one LtnAnswer per board (logic/answers/answer.py)
+    values = predictor.answer_batch(boards)           # their JSON values (LtnAnswer.ltn_dict())
 
 An answer holds isCorrect (closed boards; null for open ones) or hasSolution (open boards; null for closed ones) as
 {"truth", "decision"} with the calibrated threshold applied; for open boards also hasValue's solution after
@@ -32,6 +33,7 @@ import torch
 
 from ltn_sudoku.board import Board, geometry
 from ltn_sudoku.branching.solver import solve as solve_complete
+from ltn_sudoku.logic.answers.answer import LtnAnswer, LtnMove, Truth
 from ltn_sudoku.logic.answers.model_order import ModelOrder
 from ltn_sudoku.logic.answers.search import guided_search
 from ltn_sudoku.logic.board.inference import (
@@ -51,12 +53,6 @@ from ltn_sudoku.logic.kinds import load_model
 from ltn_sudoku.paths import CHECKPOINTS_DIR
 
 BATCH_BOARDS = 64  # boards per model pass in LtnAnswers.sections: bounded memory, full batches
-NOT_COMPUTED = {"computed": False, "reason": "the per-move dead-end probabilities cost one hasValue run per move: "
-                "computed only when asked for (LtnAnswers(dead_ends=True))"}
-
-
-def _truth(value: float, threshold: float) -> dict[str, Any]:
-    return {"truth": round(float(value), 6), "decision": bool(value >= threshold)}
 
 
 @contextmanager
@@ -98,10 +94,10 @@ class LtnPredictor:
         return cls.load(path, size, device) if path.is_file() else None
 
     @staticmethod
-    def unavailable(size: int) -> dict[str, Any]:
-        """The `ltn` value for a size without a model."""
-        return {"available": False, "reason": f"no LTN model for {size}x{size} boards (models: "
-                f"{', '.join(p.stem for p in sorted(CHECKPOINTS_DIR.glob('*.pt'))) or 'none'})"}
+    def unavailable_reason(size: int) -> str:
+        """Why boards of this size get no LTN answer."""
+        return (f"no LTN model for {size}x{size} boards (models: "
+                f"{', '.join(p.stem for p in sorted(CHECKPOINTS_DIR.glob('*.pt'))) or 'none'})")
 
     @property
     def size(self) -> int:
@@ -115,12 +111,17 @@ class LtnPredictor:
         except ValueError:
             return str(self.path)
 
+    @property
+    def order(self) -> ModelOrder:
+        """This model's hasValue as the complete solver's value order (and the one hasValue table of a board)."""
+        if self._order is None:
+            self._order = ModelOrder(self.model, "hasValue", self.path)
+        return self._order
+
     def complete_solver(self, board: Board, limit: int = 1) -> dict[str, Any]:
         """The complete solver's answer on one open board, steered by this model's hasValue: up to `limit` solutions
         or a proof of none ("solved" with a limit of 2 or more means unique)."""
-        if self._order is None:
-            self._order = ModelOrder(self.model, "hasValue", self.path)
-        return solve_complete(board, self._order, limit=limit).as_dict()
+        return solve_complete(board, self.order, limit=limit).as_dict()
 
     def answer(self, board: Board) -> dict[str, Any]:
         """The `ltn` JSON value for one board."""
@@ -128,10 +129,16 @@ class LtnPredictor:
 
     def answer_batch(self, boards: Sequence[Board], dead_ends: bool = True,
                      search_budget: int = 0, complete: int = 0) -> list[dict[str, Any]]:
-        """The `ltn` JSON values for boards of this predictor's size, computed as one batch; `dead_ends`: also every
+        """The `ltn` JSON values of `answers` (the same arguments)."""
+        return [a.ltn_dict() for a in self.answers(boards, dead_ends, search_budget, complete)]
+
+    def answers(self, boards: Sequence[Board], dead_ends: bool = True,
+                search_budget: int = 0, complete: int = 0) -> list[LtnAnswer]:
+        """The LTN's answers on boards of this predictor's size, computed as one batch; `dead_ends`: also every
         move's dead-end probability (one batch of moves per board); `search_budget` > 0: also the LTN-guided search's
-        verdict on each open board (logic/answers/search.py), reported beside hasSolution, never mixed into it; `complete` > 0:
-        also the complete solver's answer up to that many solutions (`complete_solver`, one board at a time)."""
+        verdict on each open board (logic/answers/search.py), reported beside hasSolution, never mixed into it;
+        `complete` > 0: also the complete solver's answer up to that many solutions (`complete_solver`, one board at
+        a time). A board of another size is a ValueError."""
         if not boards:
             return []
         wrong = [b.n for b in boards if b.n != self.size]
@@ -161,99 +168,38 @@ class LtnPredictor:
         has_solution, valid = to_list(reached.has_solution), to_list(valid)
         recommends, final = to_list(recommends), to_numpy(reached.final)
         solutions = to_list(decoded(reached.final))
-        answers: list[dict[str, Any]] = []
+        moves: list[list[LtnMove]] = [[] for _ in boards]
+        if board_idx is not None:
+            assert cell is not None and digit is not None  # None together with board_idx
+            dead_list = None if dead is None else to_list(dead)
+            rows_of_moves = [open_rows[b] for b in to_list(board_idx)]
+            cells, digits = to_list(cell), to_list(digit)
+            confidence = final[rows_of_moves, cells, [d - 1 for d in digits]].tolist()  # one gather, not one per move
+            for k, (i, c, d) in enumerate(zip(rows_of_moves, cells, digits)):
+                moves[i].append(LtnMove(geo.row[c], geo.col[c], d, round(confidence[k], 6),
+                                        None if dead_list is None else round(float(dead_list[k]), 6),
+                                        None if dead_list is None else bool(dead_list[k] > 1 - threshold_solution)))
+        checkpoint = self._checkpoint_name()
+        answers: list[LtnAnswer] = []
         for i, board in enumerate(boards):
             closed = board.is_closed
-            answers.append({
-                "available": True,
-                "checkpoint": self._checkpoint_name(),
-                "isCorrect": _truth(correct_truths[i], threshold_correct) if closed else None,
-                "hasSolution": None if closed else _truth(has_solution[i], threshold_solution),
-                "solution": None if closed else {
-                    "board": Board(solutions[i], n).to_line(), "valid": bool(valid[i])},
-                "moves": [],
-                "dead_ends": None if closed else {"computed": True} if dead_ends else dict(NOT_COMPUTED),
-                "recommendsHeuristic": None if closed else {
-                    name: _truth(recommends[i][j], 0.5) for j, name in enumerate(model.config.techniques)},
-            })
-        for i, board in enumerate(boards):
-            answers[i]["search"] = (guided_search(model, board, budget=search_budget).as_dict()
-                                    if search_budget > 0 and not board.is_closed else None)
-            if complete > 0:
-                answers[i]["complete_solver"] = None if board.is_closed else self.complete_solver(board, complete)
-        if board_idx is None:
-            return answers
-        assert cell is not None and digit is not None  # None together with board_idx
-        dead = None if dead is None else to_list(dead)
-        rows_of_moves = [open_rows[b] for b in to_list(board_idx)]
-        cells, digits = to_list(cell), to_list(digit)
-        confidence = final[rows_of_moves, cells, [d - 1 for d in digits]].tolist()  # one gather, not one per move
-        for k, (i, c, d) in enumerate(zip(rows_of_moves, cells, digits)):
-            answers[i]["moves"].append({
-                "row": geo.row[c], "col": geo.col[c], "digit": d,
-                "confidence": round(confidence[k], 6),
-                "dead_end": None if dead is None else {"probability": round(float(dead[k]), 6),
-                                                       "decision": bool(dead[k] > 1 - threshold_solution)},
-            })
+            answers.append(LtnAnswer(
+                board, checkpoint=checkpoint,
+                is_correct=Truth.at(correct_truths[i], threshold_correct) if closed else None,
+                has_solution=None if closed else Truth.at(has_solution[i], threshold_solution),
+                solution=None if closed else Board(solutions[i], n),
+                solution_valid=None if closed else bool(valid[i]),
+                moves=tuple(moves[i]),
+                dead_ends_computed=None if closed else dead_ends,
+                recommends=None if closed else {name: Truth.at(recommends[i][j], 0.5)
+                                                for j, name in enumerate(model.config.techniques)},
+                search=(guided_search(model, board, budget=search_budget).as_dict()
+                        if search_budget > 0 and not closed else None),
+                complete_solver=self.complete_solver(board, complete) if complete > 0 and not closed else None,
+                complete_asked=complete > 0,
+                truths=final[i],
+            ))
         return answers
-
-
-def complete_solver_line(found: dict[str, Any]) -> str:
-    """The complete solver's answer in one readable line."""
-    count, limit = len(found["solutions"]), found["limit"]
-    if found["verdict"] == "none":
-        verdict = "no solution (proven)"
-    elif count > 1:
-        verdict = f"at least {count} solutions (the limit)" if count >= limit else f"exactly {count} solutions"
-    else:
-        verdict = "a unique solution" if limit > 1 else "a solution (uniqueness not asked: limit 1)"
-    first = ("" if found["first_solution_nodes"] is None or limit == 1 else
-             f"; the first solution after {found['first_solution_nodes']} nodes, "
-             f"{found['first_solution_wrong_guesses']} wrong guesses")
-    return (f"complete LTN-guided solver: {verdict} after {found['nodes']} nodes ({found['wrong_guesses']} wrong "
-            f"guesses, {found['order_calls']} model calls, {found['cpu_seconds']:.3f} CPU s{first})"
-            + (f": {found['solutions'][0]}" if count == 1 else ""))
-
-
-class LtnSection:
-    """The LTN's answer as a classify Report section: JSON key `ltn`, and readable lines beside the symbolic ones."""
-
-    title = "LTN model"
-
-    def __init__(self, answer: dict[str, Any]) -> None:
-        self.answer = answer
-
-    def as_dict(self) -> dict[str, object]:
-        return {"ltn": self.answer}
-
-    def describe(self) -> list[str]:
-        a = self.answer
-        if not a.get("available"):
-            return [str(a.get("reason", "not available"))]
-        lines = [f"checkpoint: {a['checkpoint']}"]
-        for key, label in (("isCorrect", "isCorrect"), ("hasSolution", "hasSolution")):
-            if a.get(key) is not None:
-                lines.append(f"{label}: {'yes' if a[key]['decision'] else 'no'} (truth {a[key]['truth']:.6f})")
-        if a.get("solution") is not None:
-            state = "a solution" if a["solution"]["valid"] else "not a solution"
-            lines.append(f"hasValue after refinement: {a['solution']['board']} ({state})")
-        dead = [f"r{m['row'] + 1}c{m['col'] + 1}={m['digit']}" for m in a.get("moves", [])
-                if m["dead_end"] and m["dead_end"]["decision"]]
-        if a.get("moves") and (a.get("dead_ends") or {}).get("computed", True):
-            lines.append(f"moves: {len(a['moves'])}, predicted dead ends: {len(dead)}"
-                         + (f" ({', '.join(dead[:12])}{', ...' if len(dead) > 12 else ''})" if dead else ""))
-        elif a.get("moves"):
-            lines.append(f"moves: {len(a['moves'])}, dead-end probabilities not computed (one model run per move)")
-        if a.get("recommendsHeuristic"):
-            chosen = [name for name, t in a["recommendsHeuristic"].items() if t["decision"]]
-            lines.append(f"recommendsHeuristic: {', '.join(chosen) if chosen else 'none'}")
-        if a.get("search"):
-            found = a["search"]
-            lines.append(f"LTN-guided search: {found['verdict']} after {found['nodes']} refined boards"
-                         + (f" ({found['solution']})" if found["solution"] else ""))
-        if a.get("complete_solver"):
-            lines.append(complete_solver_line(a["complete_solver"]))
-        return lines
 
 
 class LtnAnswers:
@@ -280,26 +226,26 @@ class LtnAnswers:
             self.predictors[size] = predictor
         return self.predictors[size]
 
-    def section(self, board: Board) -> LtnSection:
+    def section(self, board: Board) -> LtnAnswer:
         """The `ltn` section for one board."""
         return self.sections([board])[0]
 
-    def sections(self, boards: Sequence[Board], batch: int = BATCH_BOARDS) -> list[LtnSection]:
-        """The `ltn` sections of many boards, in their order: the boards of each size answered `batch` at a time."""
-        answers: list[dict[str, Any] | None] = [None] * len(boards)
+    def sections(self, boards: Sequence[Board], batch: int = BATCH_BOARDS) -> list[LtnAnswer]:
+        """The LTN's answers on many boards, in their order: the boards of each size answered `batch` at a time; a
+        size without a model (or another size than the one `checkpoint`'s) gets an answer that says so."""
+        answers: list[LtnAnswer | None] = [None] * len(boards)
         for n in sorted({b.n for b in boards}):
             positions = [i for i, b in enumerate(boards) if b.n == n]
             predictor = self.predictor(n)
             if predictor is None or predictor.size != n:
-                reason = (LtnPredictor.unavailable(n) if predictor is None else
-                          {"available": False, "reason": f"{self.checkpoint} is a {predictor.size}x"
-                           f"{predictor.size} model, the board is {n}x{n}"})
+                reason = (LtnPredictor.unavailable_reason(n) if predictor is None else
+                          f"{self.checkpoint} is a {predictor.size}x{predictor.size} model, the board is {n}x{n}")
                 for i in positions:
-                    answers[i] = dict(reason)
+                    answers[i] = LtnAnswer.unavailable(boards[i], reason)
                 continue
             for start in range(0, len(positions), batch):
                 part = positions[start:start + batch]
-                for i, answer in zip(part, predictor.answer_batch([boards[i] for i in part], self.dead_ends,
-                                                                          self.search_budget, self.complete)):
+                for i, answer in zip(part, predictor.answers([boards[i] for i in part], self.dead_ends,
+                                                             self.search_budget, self.complete)):
                     answers[i] = answer
-        return [LtnSection(a) for a in answers if a is not None]
+        return [a for a in answers if a is not None]
