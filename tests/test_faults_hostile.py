@@ -10,6 +10,8 @@ fails on the code before the issue (that is how they were written: run against i
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 import os
 import signal
@@ -18,11 +20,14 @@ import subprocess
 import sys
 import time
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from ltn_sudoku.cli import build_parser, run_command
+from ltn_sudoku.datasets.registry import UNZIP_CSV, DataFile, DataSet
+from ltn_sudoku.datasets.serve import LocalServer
 from ltn_sudoku.io import locks
 from ltn_sudoku.logic.errors import ConfigError
 from ltn_sudoku.paths import DATA_DIR, REPO_ROOT
@@ -283,3 +288,164 @@ def test_a_checkpoint_with_a_compressed_record_is_refused_before_it_is_read(tmp_
             out.writestr(info.filename, src.read(info))
     with pytest.raises(CheckpointError, match="is compressed .* which torch.save never does"):
         load_checkpoint(packed)
+
+
+# ---- cases 7 and 9: the data home's records and the downloads (a local server on 127.0.0.1) ---------------------------
+SIZE = 600_000
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    from ltn_sudoku.paths import DATA_HOME_VARIABLE
+
+    folder = tmp_path / "home"
+    monkeypatch.setenv(DATA_HOME_VARIABLE, str(folder))
+    return folder
+
+
+@pytest.fixture
+def payload() -> bytes:
+    return bytes((i * 7 + i // 251) % 256 for i in range(SIZE))
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[LocalServer, Path]]:
+    """A local server of whatever files a test puts into its folder: url path /NAME serves folder/NAME."""
+    root = tmp_path / "served"
+    root.mkdir()
+    with LocalServer({}) as server:
+        yield server, root
+
+
+def serve(server: LocalServer, root: Path, name: str, data: bytes) -> str:
+    (root / name).write_bytes(data)
+    server.files[f"/{name}"] = root / name
+    return server.url(f"/{name}")
+
+
+def use_files(monkeypatch: pytest.MonkeyPatch, *files: DataFile) -> None:
+    """The registry as one set named `t` of these files."""
+    from ltn_sudoku.datasets import registry
+
+    monkeypatch.setattr(registry, "SETS", (DataSet("t", "test set", "test", files, "local", "test"),))
+
+
+def files_in(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
+
+
+def sha256(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+@pytest.mark.parametrize("records", ['[1, 2]', '{"x.csv": "abc"}', '{"x.csv": {"size": 3}}',
+                                     '{"x.csv": {"sha256": 7}}'], ids=["a-list", "a-string", "no-sha", "sha-number"])
+def test_checksum_records_of_the_wrong_shape_are_one_line(home: Path, capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch, records: str) -> None:
+    from ltn_sudoku.datasets.registry import CHECKSUMS_FILE
+
+    home.mkdir()
+    (home / "x.csv").write_text("a\n")
+    (home / CHECKSUMS_FILE).write_text(records)
+    use_files(monkeypatch, DataFile("x.csv", ("https://example.invalid/x.csv",), 2, None, tofu=True))
+    for argv in (["data", "list", "--verify"], ["data", "fetch", "t"]):
+        status, _, err = cli(capsys, *argv)
+        assert status == 2, err
+        one_error_line(err, f"{home / CHECKSUMS_FILE}: checksum records of the wrong shape", "move it away")
+    assert (home / CHECKSUMS_FILE).read_text() == records  # left for the user to look at
+
+
+def test_an_endless_body_stops_at_the_registered_size(home: Path, served: tuple[LocalServer, Path], payload: bytes,
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    server, root = served
+    url = serve(server, root, "endless.bin", payload)
+    server.endless["/endless.bin"] = 40 * SIZE  # no Content-Length; the test's server gives up after 24 MB
+    use_files(monkeypatch, DataFile("e.bin", (url,), SIZE, sha256(payload)))
+    status, _, err = cli(capsys, "data", "fetch", "t")
+    assert status == 2
+    one_error_line(err, f"more than the {SIZE:,} bytes registered", "nothing kept")
+    assert files_in(home) == []  # no .part to resume into, or to fill a disk
+
+
+def test_an_announced_length_above_the_registered_size_reads_nothing(
+        home: Path, served: tuple[LocalServer, Path], payload: bytes, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    server, root = served
+    url = serve(server, root, "big.bin", payload + payload)
+    use_files(monkeypatch, DataFile("b.bin", (url,), SIZE, sha256(payload)))
+    status, _, err = cli(capsys, "data", "fetch", "t")
+    assert status == 2
+    one_error_line(err, f"announces {2 * SIZE:,} bytes, more than the {SIZE:,} registered", "nothing read")
+    assert files_in(home) == []
+
+
+def zip_of(name: str, data: bytes) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+        zf.writestr(name, data)
+    return buf.getvalue()
+
+
+KAGGLE_LIKE = {"size": 164_000_018, "sha256": None, "transform": UNZIP_CSV, "tofu": True, "size_approx": True}
+
+
+def test_a_zip_bomb_is_not_unpacked_past_its_ratio(home: Path, served: tuple[LocalServer, Path],
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A zip of a few tens of KB holding 40 MB of CSV (1000:1): refused, nothing stored or recorded."""
+    server, root = served
+    bomb = zip_of("sudoku.csv", b"quizzes,solutions\n" + b"0" * 40_000_000)
+    assert len(bomb) < 100_000
+    url = serve(server, root, "sudoku.zip", bomb)
+    use_files(monkeypatch, DataFile("kaggle/full/k.csv", (url,), **KAGGLE_LIKE))  # type: ignore[arg-type]
+    status, _, err = cli(capsys, "data", "fetch", "t")
+    assert status == 2
+    one_error_line(err, "unpacks to more than", "a zip bomb?", "nothing kept")
+    assert files_in(home) == []
+
+
+def test_a_web_page_served_as_the_zip_is_never_cached(home: Path, served: tuple[LocalServer, Path],
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A login page instead of Kaggle's zip: refused, nothing kept, so the next fetch asks the server again and
+    gets the real zip."""
+    server, root = served
+    url = serve(server, root, "sudoku.zip", b"<!DOCTYPE html><html><body>Sign in to continue</body></html>\n")
+    server.headers["/sudoku.zip"] = {"Content-Type": "text/html; charset=utf-8"}
+    use_files(monkeypatch, DataFile("kaggle/full/k.csv", (url,), **KAGGLE_LIKE))  # type: ignore[arg-type]
+    status, _, err = cli(capsys, "data", "fetch", "t")
+    assert status == 2
+    one_error_line(err, "answered with a web page (text/html)", "nothing kept")
+    assert files_in(home) == []
+    rows = b"quizzes,solutions\n" + b"1" * 81 + b"," + b"2" * 81 + b"\n"
+    serve(server, root, "sudoku.zip", zip_of("sudoku.csv", rows))
+    server.headers["/sudoku.zip"] = {"Content-Type": "application/zip"}
+    asked = len(server.requests)
+    status, out, err = cli(capsys, "data", "fetch", "t")
+    assert status == 0, err
+    assert len(server.requests) > asked and (home / "kaggle/full/k.csv").read_bytes() == rows
+
+
+def test_a_gzip_encoded_answer_is_decoded_not_a_cut_transfer(home: Path, served: tuple[LocalServer, Path],
+                                                             payload: bytes, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    server, root = served
+    url = serve(server, root, "enc.bin", gzip.compress(payload))
+    server.headers["/enc.bin"] = {"Content-Encoding": "gzip"}
+    use_files(monkeypatch, DataFile("enc.bin", (url,), SIZE, sha256(payload)))
+    status, out, err = cli(capsys, "data", "fetch", "t")
+    assert status == 0, err
+    assert (home / "enc.bin").read_bytes() == payload and files_in(home) == ["enc.bin"]
+
+
+def test_every_registered_download_has_a_limit() -> None:
+    """No file of the real registry is fetched without a limit; a download that is the file stops at its size."""
+    from ltn_sudoku.datasets import registry
+
+    for f in (f for s in registry.SETS for f in s.files if f.urls):
+        assert f.transfer_cap is not None and f.size is not None and f.transfer_cap >= f.size, f.path
+        if f.transform is None:
+            assert f.transfer_cap == f.size, f.path

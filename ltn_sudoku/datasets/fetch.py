@@ -12,20 +12,28 @@ Two pieces are added here:
 - ``MakeFile``, a pooch processor for the sets whose download is not yet the data-home file (line ends, gzip, a zip):
   it writes the result to a temporary file, checks its SHA-256 and moves it into place.
 
+Limits (issue 49): a transfer stops at the file's ``transfer_cap`` (its registered size, or a stated multiple for a
+transformed download: ltn_sudoku/datasets/registry.py), and an announced ``Content-Length`` above it is refused before
+any byte is read; a zip's CSV is unpacked up to ``UNZIP_RATIO`` times the zip and at most the registered size; an
+answer that is a web page (``Content-Type: text/html``, a login page instead of a zip) is refused and nothing of it
+kept, nor is a download that a transform cannot read; a ``Content-Encoding`` the server chose is decoded (its
+``Content-Length`` counts the encoded bytes), and such a transfer is not resumed; a transfer stopped by a limit or a
+full disk leaves no ``.part``.
+
 pooch, requests and tqdm are imported inside the functions, so that importing this module (and ``ltn_sudoku``) stays
 cheap. Every failure a user can meet (no network, an HTTP error, a cut transfer, a bad hash, no public address) is a
-``FetchError`` with a one-line message.
+``FetchError`` with a one-line message that says what to do next.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime
+import errno
 import gzip
 import json
 import logging
 import os
-import shutil
 import sys
 import zipfile
 from collections.abc import Callable, Iterator
@@ -34,7 +42,16 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
 
-from ltn_sudoku.datasets.registry import CHECKSUMS_FILE, GZIP_LINES, LF, LINES, UNZIP_CSV, DataFile, DataSet
+from ltn_sudoku.datasets.registry import (
+    CHECKSUMS_FILE,
+    GZIP_LINES,
+    LF,
+    LINES,
+    UNZIP_CSV,
+    UNZIP_RATIO,
+    DataFile,
+    DataSet,
+)
 from ltn_sudoku.io.digest import file_sha256, stream_sha256
 from ltn_sudoku.io.locks import flock
 from ltn_sudoku.io.writers import AtomicFile, atomic_write_text
@@ -46,6 +63,10 @@ TIMEOUT_S = 30.0  # to connect, and between two reads
 
 class FetchError(Exception):
     """A download that cannot be done or does not check out; the message is one line."""
+
+
+class TooLarge(FetchError):
+    """More bytes came (or were announced) than the file's limit; the .part is removed."""
 
 
 class TransferCut(Exception):
@@ -70,16 +91,32 @@ def content_sha256_of(path: Path) -> str | None:
         return None
 
 
+def _records_shape(data: object) -> str | None:
+    """Why a checksum-records file's content is not {relative path: {"sha256": 64 hex digits, ...}}, or None."""
+    if not isinstance(data, dict):
+        return f"a JSON {type(data).__name__}, not an object of records"
+    for key, record in data.items():
+        sha = record.get("sha256") if isinstance(record, dict) else None
+        if not (isinstance(sha, str) and len(sha) == 64 and all(c in "0123456789abcdef" for c in sha)):
+            return f"the record of {key!r} holds no SHA-256"
+    return None
+
+
 def load_records(home: Path) -> dict[str, dict[str, Any]]:
-    """The SHA-256 recorded at each trust-on-first-use file's first download, by relative path."""
+    """The SHA-256 recorded at each trust-on-first-use file's first download, by relative path; FetchError (one
+    line) when the file cannot be read or has another shape (hand-edited, or another program's)."""
     path = home / CHECKSUMS_FILE
+    again = "move it away and fetch again to record them anew (trust on first use)"
     try:
         data = json.loads(path.read_text())
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as e:
-        raise FetchError(f"{path}: unreadable checksum records ({e}); move it away to record them again") from None
-    return data if isinstance(data, dict) else {}
+        raise FetchError(f"{path}: unreadable checksum records ({_one_line(e)}); {again}") from None
+    wrong = _records_shape(data)
+    if wrong is not None:
+        raise FetchError(f"{path}: checksum records of the wrong shape ({wrong}); {again}")
+    return data
 
 
 def save_record(home: Path, f: DataFile, sha256: str, url: str) -> None:
@@ -171,6 +208,14 @@ def summary(states: list[FileState]) -> str:
 # pooch's two plug-ins: the downloader and the processor
 
 
+WEB_PAGE_TYPES = ("text/html", "application/xhtml+xml")  # what no data file of the registry is served as
+
+
+def _encoded(headers: Any) -> bool:
+    """Whether the server encoded the body (gzip, deflate, ...) although identity was asked for."""
+    return headers.get("Content-Encoding", "identity").strip().lower() not in ("", "identity")
+
+
 def _lock(fh: IO[bytes], path: Path) -> None:
     """Refuse a second fetch of the same file while one runs (two writers would mix their bytes in the .part)."""
     if not flock(fh.fileno(), wait=False):
@@ -186,15 +231,14 @@ class ResumableDownloader:
     """
 
     def __init__(self, part: Path, progress: bool, desc: str = "", chunk_size: int = CHUNK,
-                 timeout: float = TIMEOUT_S) -> None:
+                 timeout: float = TIMEOUT_S, cap: int | None = None) -> None:
         self.part, self.progress, self.desc = part, progress, desc
-        self.chunk_size, self.timeout = chunk_size, timeout
+        self.chunk_size, self.timeout, self.cap = chunk_size, timeout, cap
         self.resumed_from = 0  # bytes kept from an earlier transfer
         self.received = 0  # bytes received by this call
 
     def __call__(self, url: str, output_file: str, pooch: object = None, check_only: bool = False) -> bool | None:
         import requests
-        from tqdm import tqdm
 
         headers = {"Accept-Encoding": "identity", "User-Agent": "ltn-sudoku-data-fetch"}
         if check_only:
@@ -208,6 +252,8 @@ class ResumableDownloader:
                 self.resumed_from = offset
             else:
                 r.raise_for_status()
+                encoded = _encoded(r.headers)
+                self._check_answer(r.headers, offset, encoded, r.status_code)
                 self.part.parent.mkdir(parents=True, exist_ok=True)
                 with open(self.part, "ab") as fh:
                     _lock(fh, self.part)
@@ -218,24 +264,64 @@ class ResumableDownloader:
                         offset = 0
                     self.resumed_from = offset
                     length = r.headers.get("Content-Length")
-                    total = offset + int(length) if length is not None and length.isdigit() else None
-                    bar = tqdm(total=total, initial=offset, unit="B", unit_scale=True, unit_divisor=1024,
-                               desc=self.desc, file=sys.stderr, disable=not self.progress, leave=False)
+                    # an encoded body's Content-Length counts the encoded bytes, not the file's
+                    total = offset + int(length) if length is not None and length.isdigit() and not encoded else None
                     try:
-                        for chunk in r.iter_content(self.chunk_size):
-                            fh.write(chunk)
-                            self.received += len(chunk)
-                            bar.update(len(chunk))
-                    except requests.exceptions.RequestException as e:
+                        self._stream(r, fh, offset, total)
+                    except requests.exceptions.RequestException as e:  # (an OSError too: caught first)
                         fh.flush()
+                        if encoded:  # decoded bytes cannot be resumed with a Range of encoded ones
+                            self._drop(fh)
                         raise TransferCut(fh.tell(), total) from e
-                    finally:
-                        bar.close()
+                    except (TooLarge, OSError):
+                        self._drop(fh)  # a .part past the limit, or on a full disk, is never kept to grow again
+                        raise
                     fh.flush()
                     if total is not None and fh.tell() != total:
                         raise TransferCut(fh.tell(), total)
         os.replace(self.part, output_file)
         return None
+
+    def _check_answer(self, headers: Any, offset: int, encoded: bool, status: int) -> None:
+        """Refuse, before a byte is written, an answer that cannot be the file: a web page, a length above the
+        limit, an encoded rest of a resumed transfer."""
+        kind = headers.get("Content-Type", "").split(";")[0].strip().lower()
+        if kind in WEB_PAGE_TYPES:
+            raise FetchError(f"{self.desc}: the address answered with a web page ({kind}), not the file (a login "
+                             "or error page?); nothing kept: see `ltn-sudoku data list --files` for where it comes "
+                             "from, or place a copy downloaded by hand")
+        if encoded and offset and status == 206:
+            self.part.unlink(missing_ok=True)
+            raise FetchError(f"{self.desc}: the server sent the rest of a cut transfer encoded "
+                             f"({headers.get('Content-Encoding')}); the .part is removed: fetch again")
+        length = headers.get("Content-Length")
+        if self.cap is not None and length is not None and length.isdigit() and not encoded \
+                and offset + int(length) > self.cap:
+            raise TooLarge(f"{self.desc}: the address announces {offset + int(length):,} bytes, more than the "
+                           f"{self.cap:,} registered for this file; nothing read: the address may serve another "
+                           "file now (report it)")
+
+    def _stream(self, r: Any, fh: IO[bytes], offset: int, total: int | None) -> None:
+        """The body into the .part, stopping at the limit (TooLarge)."""
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, initial=offset, unit="B", unit_scale=True, unit_divisor=1024, desc=self.desc,
+                   file=sys.stderr, disable=not self.progress, leave=False)
+        try:
+            for chunk in r.iter_content(self.chunk_size):  # decoded when the server chose a Content-Encoding
+                if self.cap is not None and fh.tell() + len(chunk) > self.cap:
+                    raise TooLarge(f"{self.desc}: the address sent more than the {self.cap:,} bytes registered for "
+                                   "this file; stopped there and nothing kept: the address may serve another file "
+                                   "now (report it)")
+                fh.write(chunk)
+                self.received += len(chunk)
+                bar.update(len(chunk))
+        finally:
+            bar.close()
+
+    def _drop(self, fh: IO[bytes]) -> None:
+        fh.truncate(0)
+        self.part.unlink(missing_ok=True)
 
 
 def _lines(src: IO[bytes], header: str | None, drop_blank: bool = True) -> Iterator[bytes]:
@@ -248,6 +334,20 @@ def _lines(src: IO[bytes], header: str | None, drop_blank: bool = True) -> Itera
         line = line[:-2] if line.endswith(b"\r\n") else line.rstrip(b"\n")
         if line.strip() or not drop_blank:
             yield line + (b"\n" if ended or drop_blank else b"")
+
+
+def _unzip(src: IO[bytes], out: IO[bytes], f: DataFile, packed: int) -> None:
+    """A zip member into `out`, stopping (FetchError) past UNZIP_RATIO times the zip's size or the file's
+    registered size (a zip bomb: 306 KB holding 300 MB)."""
+    limit = min(UNZIP_RATIO * packed, f.unzip_cap or UNZIP_RATIO * packed)
+    written = 0
+    while block := src.read(CHUNK * 16):
+        written += len(block)
+        if written > limit:
+            raise FetchError(f"{f.path}: the downloaded zip unpacks to more than {limit:,} bytes (at most "
+                             f"{UNZIP_RATIO}x its {packed:,} bytes and the {f.unzip_cap or 0:,} registered): not the "
+                             "expected file (a zip bomb?); nothing kept")
+        out.write(block)
 
 
 class MakeFile:
@@ -273,7 +373,7 @@ class MakeFile:
                     if not members:
                         raise FetchError(f"{f.path}: the downloaded zip holds no .csv file")
                     with zf.open(max(members, key=lambda m: m.file_size)) as src:
-                        shutil.copyfileobj(src, out, CHUNK * 16)
+                        _unzip(src, out, f, os.path.getsize(download))
             except zipfile.BadZipFile:
                 raise FetchError(f"{f.path}: the download is not a zip archive (a login page? see `data list "
                                  f"--files` for where to put a zip downloaded by hand)") from None
@@ -284,7 +384,12 @@ class MakeFile:
         self.target.parent.mkdir(parents=True, exist_ok=True)
         with AtomicFile(self.target, "wb") as made:  # the package's one writer: no commit, no file
             assert made.file is not None and made.temp is not None
-            self._write(fname, made.file)
+            try:
+                self._write(fname, made.file)
+            except FetchError:  # a download no transform can read is never kept (else every later fetch fails on it)
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(fname)
+                raise
             made.file.flush()
             self.sha256 = file_sha256(made.temp)
             if self.expected is not None and self.sha256 != self.expected:
@@ -351,7 +456,7 @@ def _fetch_from(f: DataFile, url: str, home: Path, progress: bool, records: dict
         known = f.pooch_hash
         processor = MakeFile(f, target, expected_sha256(f, records))
     part = dest.with_name(dest.name + ".part")
-    downloader = ResumableDownloader(part, progress, desc=f.path)
+    downloader = ResumableDownloader(part, progress, desc=f.path, cap=f.transfer_cap)
     try:
         with _quiet_pooch():
             pooch.retrieve(url, known_hash=known, fname=dest.name, path=dest.parent, processor=processor,
@@ -376,7 +481,8 @@ def _fetch_from(f: DataFile, url: str, home: Path, progress: bool, records: dict
                              f"deleted, nothing kept") from None
         raise FetchError(f"{f.path}: {_one_line(e)}") from None
     except OSError as e:
-        raise FetchError(f"{f.path}: {e.strerror or e}: {e.filename or dest}") from None
+        hint = "; free some space and fetch again (nothing was kept)" if e.errno == errno.ENOSPC else ""
+        raise FetchError(f"{f.path}: {e.strerror or e}: {e.filename or dest}{hint}") from None
     if processor is not None:
         with contextlib.suppress(FileNotFoundError):
             dest.unlink()  # the raw download has served; the checked file is in place

@@ -20,6 +20,11 @@ How a file is checked (``DataFile.check``, shown by `ltn-sudoku data list --file
   on later fetches and by ``data list --verify``.
 - ``none``: no public address (measured for this project); listed so that ``data list`` shows them, never downloaded.
 
+Every transfer has a limit (``DataFile.transfer_cap``): a download that is the file stops at the file's registered
+size; a transformed one at a stated multiple of it (TRANSFER_RATIO: the line ends and blank lines a text transform
+removes, the gzip a GZIP_LINES transform adds, a zip no larger than its CSV). A zip's CSV is unpacked up to
+UNZIP_RATIO times the zip's size and at most the registered size (with UNZIP_SLACK for the estimated Kaggle sizes).
+
 The SHA-256 values were computed from the project's development copy of the sets and the byte identity with each
 address was confirmed on a snapshot of the repository named in the address (the git blob of that path at that
 commit), except where ``DataSet.verification`` says otherwise.
@@ -39,6 +44,13 @@ LINES = "lines"  # CRLF -> LF, blank lines dropped, a final LF
 GZIP_LINES = "gzip-lines"  # LINES, then gzip level 9 with no name and mtime 0 (`gzip -n -9`-like, Python's header)
 UNZIP_CSV = "unzip-csv"  # the largest .csv member of a zip archive, as is
 TRANSFORMS = (LF, LINES, GZIP_LINES, UNZIP_CSV)
+# The most bytes a download may have, per byte of the data-home file (DataFile.transfer_cap): the download is the file
+# (1); a text with CRLF ends and blank lines (LF, LINES: 4); the plain rows a gzip file is made from (Sudoku rows
+# gzip about 2.4:1, GZIP_LINES: 8); a zip, never larger than the CSV it holds (UNZIP_CSV: 1).
+TRANSFER_RATIO: dict[str | None, int] = {None: 1, LF: 4, LINES: 4, GZIP_LINES: 8, UNZIP_CSV: 1}
+TRANSFER_SLACK = 1 << 20  # bytes a transformed download may have beyond its ratio (headers, a short file's overhead)
+UNZIP_RATIO = 20  # at most so many bytes of CSV per byte of zip (Kaggle's CSVs pack about 2.5:1; a zip bomb 1000:1)
+UNZIP_SLACK = 1.25  # an unzipped CSV of an estimated size (size_approx) may exceed it by a quarter
 
 
 @dataclass(frozen=True)
@@ -66,6 +78,24 @@ class DataFile:
         if self.transform is None:
             return "sha256"
         return "source+sha256" if self.source_hash else "output-sha256"
+
+    @property
+    def transfer_cap(self) -> int | None:
+        """The most bytes a download of this file may have (None: no size registered, no address to fetch): the
+        registered size itself when the download is the file, else a stated multiple of it (TRANSFER_RATIO)."""
+        if self.size is None:
+            return None
+        if self.transform is None and not self.size_approx:
+            return self.size
+        return self.size * TRANSFER_RATIO[self.transform] + TRANSFER_SLACK
+
+    @property
+    def unzip_cap(self) -> int | None:
+        """The most bytes the CSV unpacked from this file's zip may have: its registered size (a quarter more when it
+        is an estimate)."""
+        if self.size is None:
+            return None
+        return int(self.size * UNZIP_SLACK) if self.size_approx else self.size
 
     @property
     def download_path(self) -> str:

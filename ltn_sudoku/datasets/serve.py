@@ -3,8 +3,10 @@
 ``LocalServer(files)`` serves ``{url path: file on disk}`` on 127.0.0.1 at a free port, in a daemon thread, reading
 each file in chunks (so serving a large file takes no memory). It records every request (path, ``Range`` header,
 status, bytes sent) and can misbehave on purpose: ``cut_after[path] = n`` closes the connection after n bytes of the
-next answer for that path (once), with the full ``Content-Length`` announced, as a dropped connection would.
-Nothing here is used by a real fetch.
+next answer for that path (once), with the full ``Content-Length`` announced, as a dropped connection would;
+``endless[path] = n`` answers with the file over and over, without a ``Content-Length``, until n bytes are sent or the
+client hangs up (an endless body); ``headers[path]`` adds headers to its answers (a ``Content-Type: text/html`` login
+page, a ``Content-Encoding: gzip`` body). Nothing here is used by a real fetch.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ class LocalServer:
     def __init__(self, files: dict[str, Path]) -> None:
         self.files = dict(files)
         self.cut_after: dict[str, int] = {}
+        self.endless: dict[str, int] = {}
+        self.headers: dict[str, dict[str, str]] = {}
         self.requests: list[Request] = []
         self._lock = threading.Lock()
         server = self
@@ -56,6 +60,9 @@ class LocalServer:
                 if file is None or not file.is_file():
                     self._status(404, path, rng)
                     return
+                if path in server.endless:
+                    self._endless(path, file, body)
+                    return
                 size = file.stat().st_size
                 start, end, status = 0, size - 1, 200
                 if rng is not None:
@@ -75,6 +82,7 @@ class LocalServer:
                     status = 206
                 length = end - start + 1
                 self.send_response(status)
+                self._extra_headers(path)
                 self.send_header("Content-Length", str(length))
                 self.send_header("Accept-Ranges", "bytes")
                 if status == 206:
@@ -102,6 +110,28 @@ class LocalServer:
                 server._record(Request(path, rng, status, sent))
                 if cut is not None:
                     self.close_connection = True  # the socket closes with fewer bytes than announced
+
+            def _extra_headers(self, path: str) -> None:
+                for name, value in server.headers.get(path, {}).items():
+                    self.send_header(name, value)
+
+            def _endless(self, path: str, file: Path, body: bool) -> None:
+                """The file again and again, no Content-Length: the body ends when the connection closes."""
+                self.send_response(200)
+                self._extra_headers(path)
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                data, sent, limit = file.read_bytes() or b"\0", 0, server.endless[path] if body else 0
+                try:
+                    while sent < limit:
+                        chunk = data[: limit - sent]
+                        self.wfile.write(chunk)
+                        sent += len(chunk)
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                server._record(Request(path, None, 200, sent))
 
             def _status(self, code: int, path: str, rng: str | None) -> None:
                 self.send_response(code)
