@@ -20,6 +20,7 @@ demo: $(STAMP)
 	$(BIN)/python scripts/demo.py
 
 test: $(STAMP)
+	bash scripts/ensure_browser.sh $(BIN)/python  # the browser test's Chromium: the system's (apt-get where allowed), else Playwright's
 	$(BIN)/lint-imports  # the import contracts of pyproject.toml (layers, no torch on the symbolic side, no circle)
 	$(BIN)/ruff check ltn_sudoku scripts tests  # the rules of [tool.ruff.lint]
 	$(BIN)/mypy  # the package's types ([tool.mypy]): 15-50 s the first time (torch's stubs), then ~1 s (.mypy_cache)

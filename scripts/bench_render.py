@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -55,6 +56,12 @@ from ltn_sudoku.techniques.hodoku import answering_techniques, case_finder, load
 from ltn_sudoku.techniques.registry import all_techniques
 
 CHROMIUM = Path("/usr/bin/chromium")
+
+
+def chromium() -> str | None:
+    """The system's Chromium, or None for Playwright's own (scripts/ensure_browser.sh installs one of them)."""
+    found = CHROMIUM if CHROMIUM.exists() else shutil.which("chromium") or shutil.which("chromium-browser")
+    return None if found is None else str(found)
 STEP_FIGURES = {"0707": "step_discontinuous_nice_loop.png", "0311": "step_finned_swordfish.png"}  # HoDoKu codes
 FIGURE_LTN_BOARD = 10  # qqwing_expert.txt's 11th board: the shipped 9x9 model wrong in 4 of 53 cells, unsure in 18
 FISH_CASE, CHAIN_CASE = "0310", "0707"  # HoDoKu's Finned X-Wing (a fin) and a Discontinuous Nice Loop (links)
@@ -299,7 +306,7 @@ def figures(out: Path) -> None:
         with HtmlReport(ltn_path, title="LTN") as html:
             html.add({"index": 0, **answers}, None, ltn, answer.html())  # type: ignore[attr-defined]
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+            browser = p.chromium.launch(executable_path=chromium(), headless=True)
             page = browser.new_page(viewport={"width": 1100, "height": 900}, device_scale_factor=1.5)
             page.goto(page_path.as_uri())
             for sec, name in (("board2", names[0]), ("board3", names[1])):

@@ -18,7 +18,7 @@ from ltn_sudoku.cli import classify_board_main
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ("conf", "checkpoints", "data")  # top-level folders of the checkout, inside the package in the wheel
-BUILD_FILES = ("pyproject.toml", "README.md", "LICENSE", "MANIFEST.in", "constraints-cpu.txt")
+BUILD_FILES = ("pyproject.toml", "README.md", "LICENSE", "LICENSE-DATA.md", "MANIFEST.in", "constraints-cpu.txt")
 NOT_SHIPPED = shutil.ignore_patterns("__pycache__", "*.py[co]", "*.nbi", "*.nbc")  # byte code, numba's caches
 
 
@@ -74,9 +74,14 @@ def _dist_info(wheel: zipfile.ZipFile) -> str:
 
 def test_the_metadata_renders_and_names_the_licence(wheel: zipfile.ZipFile) -> None:
     metadata = Parser().parsestr(wheel.read(f"{_dist_info(wheel)}/METADATA").decode())
-    assert metadata["Name"] == "ltn-sudoku" and metadata["License-Expression"] == "MIT"
+    # the code's licence and those of the data files it ships (LICENSE-DATA.md: GPL-3.0 HoDoKu files, CC BY-SA MNIST)
+    assert metadata["Name"] == "ltn-sudoku"
+    assert metadata["License-Expression"] == "MIT AND GPL-3.0-or-later AND GPL-3.0-only AND CC-BY-SA-3.0"
     assert metadata["Description-Content-Type"] == "text/markdown"
-    assert f"{_dist_info(wheel)}/licenses/LICENSE" in wheel.namelist()
+    assert {f"{_dist_info(wheel)}/licenses/LICENSE", f"{_dist_info(wheel)}/licenses/LICENSE-DATA.md"} <= set(
+        wheel.namelist())
+    assert any(name.endswith("data/techniques/hodoku_reglib-1.3.txt") for name in wheel.namelist())
+    assert any(name.endswith("data/mnist_sample/train-images-idx3-ubyte.gz") for name in wheel.namelist())
 
 
 def test_version_prints_the_version_the_wheel_is_built_with(wheel: zipfile.ZipFile,

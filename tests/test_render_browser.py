@@ -1,15 +1,13 @@
-"""The HTML report in a real browser: headless Chromium (Debian's /usr/bin/chromium, driven by Playwright; no browser
-is downloaded) opens the sample report of scripts/bench_render.py from disk, steps through it with the keyboard and
+"""The HTML report in a real browser: headless Chromium (the system's, or else Playwright's own, driven by Playwright) opens the sample report of scripts/bench_render.py from disk, steps through it with the keyboard and
 takes screenshots. It fails on any console error, on a blank screenshot, or when the candidates and cells a known step
 highlights in the DOM (data-cell / data-digit and the role classes, read after each key press) are not the step's.
 
-Chromium is a system package: where /usr/bin/chromium is missing the test fails and says how to install it (`.ci/run`
-installs it before `make test`)."""
+`make test` installs the browser where it is missing (scripts/ensure_browser.sh: Debian's chromium where apt-get may
+run, else Playwright's Chromium); without either the test fails and says how to install one."""
 
 from __future__ import annotations
 
 import io
-import shutil
 import xml.etree.ElementTree as ET
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,16 +18,21 @@ import pytest
 
 from ltn_sudoku.render import chain_links, step_svg
 from ltn_sudoku.render.svg import roles_of
-from scripts.bench_render import CHROMIUM, sample_report
+from scripts.bench_render import chromium, sample_report
 
-INSTALL = "apt-get install -y chromium (Debian / Ubuntu; .ci/run does it), then rerun"
+INSTALL = "scripts/ensure_browser.sh .venv/bin/python (make test runs it), then rerun"
 
 
-def _chromium() -> str:
-    path = CHROMIUM if CHROMIUM.exists() else shutil.which("chromium")
-    if not path:
-        pytest.fail(f"the browser test needs Chromium at {CHROMIUM} and none was found: {INSTALL}", pytrace=False)
-    return str(path)
+def _chromium() -> str | None:
+    """The system's Chromium, else None: Playwright's own, when it is installed."""
+    path = chromium()
+    if path is None:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as p:
+            if not Path(p.chromium.executable_path).exists():
+                pytest.fail(f"the browser test needs Chromium and none was found: {INSTALL}", pytrace=False)
+    return path
 
 
 def _names(grid: Any, cands: tuple[tuple[int, int], ...]) -> set[tuple[str, int]]:

@@ -52,7 +52,10 @@ Keep every jitted function in this one file: numba's cache does not notice edits
 from __future__ import annotations
 
 import itertools
+import sys
+import time
 import warnings
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
@@ -1106,3 +1109,28 @@ def warm_up() -> None:
     count_solutions_batch(np.zeros((1, 16), np.int32))
     count_solutions_nb(np.zeros(16, np.int32), 4, 2)
     _count_cells(bytes(81), 2)
+
+
+def _machine_code_cached() -> bool:
+    """Whether numba's on-disk cache already holds this file's machine code (the batch entry point's index, written
+    after this source); True where numba keeps no cache (nothing would be saved to announce)."""
+    try:
+        index = Path(_solve_rows._cache._cache_file._index_path)
+    except AttributeError:
+        return True
+    return index.exists() and index.stat().st_mtime >= Path(__file__).stat().st_mtime
+
+
+def announce_first_compilation() -> None:
+    """On a machine's first use, say on stderr that the kernel compiles (minutes, once) and how long it took: a fresh
+    install's first classify-board would otherwise sit silent for minutes (`make install` runs ltn_sudoku.warmup)."""
+    if _machine_code_cached():
+        return
+    print("ltn-sudoku: compiling the exact solver's machine code (numba) on this machine's first use: about 1-3 "
+          "CPU minutes, once; later processes load it from the cache", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    warm_up()
+    print(f"ltn-sudoku: compiled in {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+
+
+announce_first_compilation()
