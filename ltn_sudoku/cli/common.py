@@ -28,6 +28,7 @@ from ltn_sudoku.io import (
     parse_board_text,
 )
 from ltn_sudoku.io.locks import LockBusy, LockError, owner_text, remove_hint
+from ltn_sudoku.io.writers import spreadsheet_safe
 from ltn_sudoku.questions.engine import Engine, build
 from ltn_sudoku.questions.memory import MemoryTracker
 
@@ -193,7 +194,7 @@ def results_text(kind: str, results: list[dict[str, object]]) -> str:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(results[0]), lineterminator="\n")
     writer.writeheader()
-    writer.writerows(results)
+    writer.writerows({key: spreadsheet_safe(value) for key, value in result.items()} for result in results)
     return buf.getvalue()
 
 

@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ltn_sudoku.answering import Answered
 from ltn_sudoku.cli import UsageError
-from ltn_sudoku.io.writers import AtomicFile
+from ltn_sudoku.io.writers import AtomicFile, spreadsheet_safe
 from ltn_sudoku.logic.answers.answer import LtnAnswer
 from ltn_sudoku.questions.text import render_report
 from ltn_sudoku.render.report import board_section, page_head, page_tail, report_pictures
@@ -84,7 +84,7 @@ def csv_lines(columns: list[str], answers: Iterable[Mapping[str, object]]) -> st
     writer = csv.writer(buf, lineterminator="\n")
     for answer in answers:
         row = flat_row(answer)
-        writer.writerow([row.get(c) for c in columns])
+        writer.writerow([spreadsheet_safe(row.get(c)) for c in columns])
     return buf.getvalue()
 
 

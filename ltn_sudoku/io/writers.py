@@ -35,6 +35,22 @@ TEMP_SUFFIX = ".tmp"
 TERMINATED_STATUS = 128 + signal.SIGTERM  # a shell's status of a process ended by SIGTERM
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet runs as a formula at the start of a field
+
+
+def spreadsheet_safe(value: object) -> object:
+    """A CSV field as written: text a spreadsheet would run as a formula (starting with = + - @, a tab or a carriage
+    return: `=HYPERLINK(...)` in a board file's id column) gets a leading apostrophe, which spreadsheets show as text
+    (OWASP's advice against CSV injection); numbers, and text that is a number ('-0.5'), stay as they are."""
+    if not isinstance(value, str) or not value.startswith(FORMULA_STARTS):
+        return value
+    try:
+        float(value)
+    except ValueError:
+        return "'" + value
+    return value
+
+
 def format_board(board: Board, fmt: str = "line") -> str:
     """One board as text in a format (without header lines)."""
     if fmt == "line":

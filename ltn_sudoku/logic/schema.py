@@ -15,6 +15,7 @@ with the code that reads them (a task's monitors, the loop's schedules, the oper
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Dict, List, Optional
@@ -35,6 +36,7 @@ from ltn_sudoku.logic.visual.train import VISUAL_MONITORS
 from ltn_sudoku.paths import CONF_DIR, data_home
 
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
+CPUS = os.cpu_count() or 1  # threads=100000 would ask torch's thread pool (and LLVM's) for that many threads
 
 
 def _square_side(value: int) -> bool:
@@ -54,7 +56,7 @@ class EvaluateConfig:
     seed: int = at_least(0)
     closed: int = at_least(1)  # the Q1 / Q2 tables need boards of every class
     open: int = at_least(1)
-    solving: int = at_least(0)
+    solving: int = at_least(1)  # the tier and givens tables need puzzles
     public: Dict[str, int] = MISSING
     kaggle_path: Optional[str] = None
     kaggle_limit: int = at_least(0)
@@ -78,8 +80,8 @@ class ExperimentConfig:
 class RunConfig:
     seed: int = at_least(0)
     device: str = one_of(DEVICES)
-    threads: int = at_least(0)
-    run_dir: Optional[str] = None
+    threads: int = ruled(Rule(lambda v: 0 <= v <= CPUS, "expected 0 (torch's default) to the CPUs of this machine"))
+    run_dir: Optional[str] = None  # a folder that can be made: checked by the entry points (commands/check.py)
     checkpoint: Optional[str] = existing_file()
     evaluate: EvaluateConfig = field(default_factory=EvaluateConfig)
     model: Any = MISSING

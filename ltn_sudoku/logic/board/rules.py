@@ -1,5 +1,6 @@
 """A board model's rules between config keys (its entry `rules` in ltn_sudoku/logic/kinds.py: KINDS): techniques
-that exist on the board size, what the built model and operators accept, givens ranges the generators can meet.
+that exist on the board size, what the built model and operators accept, givens ranges the generators can meet,
+data and curriculum settings that leave an epoch without boards.
 Each problem is one line naming the key to change (ltn_sudoku/logic/commands/check.py prints the first)."""
 
 from __future__ import annotations
@@ -43,6 +44,28 @@ def _givens_rules(cfg: DictConfig, entry: str) -> Iterator[str]:
                 return
 
 
+def _data_rules(cfg: DictConfig, entry: str) -> Iterator[str]:
+    """Settings that leave the training without boards to learn from: no solvable training or validation puzzles
+    (generated, from a board file or Kaggle rows), or a curriculum whose first epoch keeps no board (an open board
+    has at most n*n - 1 givens)."""
+    if entry != "train":
+        return
+    d, n = cfg.data, int(cfg.model.size)
+    kaggle = bool(d.get("kaggle_path"))
+    if int(d.train.solvable) == 0 and not d.train.get("boards_path") and not (kaggle and int(d.kaggle_rows.train)):
+        yield ("data.train.solvable=0: no solvable training puzzles (nor data.train.boards_path or Kaggle rows): "
+               "hasValue would learn from no board; set it to at least 1")
+    if int(d.val.solvable) == 0 and not (kaggle and int(d.kaggle_rows.val)):
+        yield ("data.val.solvable=0: no solvable validation puzzles (nor Kaggle rows): the monitored figures would "
+               "read no board; set it to at least 1")
+    curriculum = cfg.train.get("curriculum")
+    if curriculum and int(curriculum.epochs) > 0 and int(curriculum.start_givens) > n * n - 1:
+        yield (f"train.curriculum.start_givens={int(curriculum.start_givens)}: a {n}x{n} open board has at most "
+               f"{n * n - 1} givens, so the curriculum's first epoch (train.curriculum.epochs="
+               f"{int(curriculum.epochs)}) would keep no board; set it to at most {n * n - 1}, or "
+               "train.curriculum.epochs=0")
+
+
 def board_rules(cfg: DictConfig, entry: str) -> Iterator[str]:
     """The rules between a board model's keys, for this entry point ('train' or 'evaluate')."""
     try:
@@ -57,3 +80,4 @@ def board_rules(cfg: DictConfig, entry: str) -> Iterator[str]:
         yield f"model / logic config: {type(e).__name__}: {first_line(e)}"
         return
     yield from _givens_rules(cfg, entry)
+    yield from _data_rules(cfg, entry)

@@ -17,6 +17,7 @@ from ltn_sudoku.logic.board.data import Splits, build_splits
 from ltn_sudoku.logic.board.inference import reach
 from ltn_sudoku.logic.board.objective import objective
 from ltn_sudoku.logic.device import to_numpy
+from ltn_sudoku.logic.errors import ConfigError
 from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.kb.aggregate import Gather
 from ltn_sudoku.logic.kb.operators import Operators, build_operators
@@ -60,6 +61,16 @@ def curriculum_floor(cfg: DictConfig, epoch: int) -> int | None:
     return round(start * max(0.0, 1 - epoch / epochs)) if epoch < epochs else None
 
 
+def _check_curriculum(cfg: DictConfig, train: data.BoardSet) -> None:
+    """ConfigError before any step when the curriculum's first epoch keeps no training board (its floor above the
+    densest board made; the up-front rule, logic/board/rules.py, knows only the board size)."""
+    floor = curriculum_floor(cfg, 0)
+    densest = int((train.puzzles > 0).sum(-1).max()) if len(train) else 0
+    if floor is not None and densest < floor:
+        raise ConfigError(f"train.curriculum.start_givens={floor}: the densest training board has {densest} givens, "
+                          f"so the curriculum's first epoch would keep no board; set it to at most {densest}")
+
+
 def build_optimizer(model: LtnSudoku, cfg: DictConfig) -> torch.optim.Optimizer:
     """Adam; recommendsHeuristic's heads learn at train.heuristic_lr (at the solver's rate, 3e-3, the 4x4 pointing
     head stayed at its base rate in 1 of 3 seeds; at 1e-2 in none)."""
@@ -97,6 +108,7 @@ class BoardTask:
         self.splits = Splits(built.train.to(device), built.val_open.to(device), built.val_closed.to(device))
         self.train_size = len(self.splits.train)
         self.shuffle = torch.Generator().manual_seed(int(cfg.seed))
+        _check_curriculum(cfg, self.splits.train)
 
     def optimizer(self) -> torch.optim.Optimizer:
         return build_optimizer(self.model, self.cfg)

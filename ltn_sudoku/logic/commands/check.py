@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NoReturn
@@ -76,6 +77,27 @@ def data_file_problems(cfg: DictConfig, entry: str) -> Iterator[str]:
         yield f"data.train.boards_path={boards}: {what}: expected a board file (any format ltn_sudoku.io reads)"
 
 
+def run_dir_problem(cfg: DictConfig) -> str | None:
+    """Why run_dir cannot be the run's folder (one line naming the key), or None: its nearest existing folder must
+    take a new folder, which is tried (a temporary one, removed at once): a folder that cannot be made
+    (run_dir=/proc/x, a read-only mount, a file in the way) fails here, not in Hydra or after the data are made."""
+    value = cfg.get("run_dir")
+    if not value:
+        return None
+    path = Path(os.path.abspath(os.path.expanduser(str(value))))
+    existing = path
+    while not os.path.lexists(existing) and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"run_dir={value}: {existing} is a file, not a folder: choose a folder"
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".ltn-sudoku-check-", dir=existing))
+    except OSError as e:
+        return (f"run_dir={value}: no folder can be made in {existing} ({e.strerror or e}): choose a folder you can "
+                "write")
+    return None
+
+
 _SIDE_IN_NAME = re.compile(r"(?<![0-9])([0-9]+)x\1(?![0-9])")  # '9x9' in 9x9, 9x9_mp, visual_9x9
 
 
@@ -110,7 +132,7 @@ def refuse(message: str) -> NoReturn:
 
 def check_config(cfg: DictConfig, entry: str) -> None:
     """Validate the config of an entry point before any work; on a bad value print one line and exit 2."""
-    problem = config_problem(cfg, entry) or next(data_file_problems(cfg, entry), None)
+    problem = config_problem(cfg, entry) or run_dir_problem(cfg) or next(data_file_problems(cfg, entry), None)
     if problem is not None:
         refuse(problem)
 

@@ -34,7 +34,7 @@ from ltn_sudoku.logic.groundings.grounding import one_hot_givens
 from ltn_sudoku.logic.groundings.model import ModelConfig, describe_inputs
 from ltn_sudoku.logic.kb.axioms import no_solution
 from ltn_sudoku.logic.kinds import load_model
-from ltn_sudoku.logic.training.runtime import configure_torch, run_directory
+from ltn_sudoku.logic.training.runtime import configure_torch, evaluation_folder, run_directory
 from ltn_sudoku.paths import DataNotFound, data_file
 from ltn_sudoku.questions.tiers import singles_loop_outcome
 
@@ -179,7 +179,7 @@ def has_solution_by_givens(truths: np.ndarray, labels: np.ndarray, givens: np.nd
 def evaluate(cfg: DictConfig) -> dict[str, float]:
     """All metrics of one checkpoint on held-out boards; also written to metrics.json and TensorBoard."""
     configure_torch(cfg)
-    run_dir = run_directory(cfg)
+    run_dir = evaluation_folder(run_directory(cfg))  # never over a training's metrics.json (issue 49)
     size = int(cfg.model.size)
     path = Path(str(cfg.checkpoint)) if cfg.checkpoint else shipped_checkpoint(size)
     model, ops, payload = load_model(path, size, cfg.device_resolved, kind="board")

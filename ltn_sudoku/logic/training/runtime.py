@@ -10,6 +10,7 @@ per process, so two runs started in the same second never share one.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import secrets
@@ -207,6 +208,29 @@ def _go_on(folder: Path) -> str:
     last = folder / "last.pt"
     return (f"go on from its last finished epoch with train.resume={last}" if last.is_file() else
             "it had finished no epoch: start it again")
+
+
+EVALUATION_FOLDER = "evaluation"  # where evaluate writes inside a training's run folder, beside its record
+
+
+def evaluation_folder(folder: Path) -> Path:
+    """Where `python -m ltn_sudoku.evaluate` writes (metrics.json, tb/) when its run folder is `folder`: the folder
+    itself, unless it holds a training's record (its checkpoints, its lock, or a metrics.json that is no
+    evaluation's), which is never written over: then FOLDER/evaluation/ beside it."""
+    metrics = folder / "metrics.json"
+    try:
+        evaluation = metrics.is_file() and "tables" in json.loads(metrics.read_text())
+    except (OSError, ValueError, TypeError):
+        evaluation = False
+    trained = any((folder / name).exists() for name in ("last.pt", "best.pt", RUN_LOCK)) or \
+        (metrics.is_file() and not evaluation)
+    if not trained:
+        return folder
+    inside = folder / EVALUATION_FOLDER
+    inside.mkdir(exist_ok=True)
+    print(f"note: {folder} holds a training's record: the evaluation is written beside it, to {inside}",
+          file=sys.stderr)
+    return inside
 
 
 def explicit_run_folder(overrides: Sequence[str], cfg: DictConfig) -> Path | None:
