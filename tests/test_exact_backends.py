@@ -105,7 +105,8 @@ def test_dancing_links_counts_updates_and_stops_at_its_deadline() -> None:
 
 
 # ---- the exact-cover API ----------------------------------------------------------------------------------------------
-def brute_force_covers(rows: list[set[int]], primary: set[int], secondary: set[int] = frozenset()) -> set[tuple]:
+def brute_force_covers(rows: list[set[int]], primary: set[int],
+                       secondary: frozenset[int] = frozenset()) -> set[tuple[int, ...]]:
     """Every subset of rows covering each primary item once and each secondary item at most once."""
     found = set()
     for size in range(len(rows) + 1):
