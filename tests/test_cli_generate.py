@@ -84,7 +84,7 @@ def test_as_a_command(tmp_path: Path) -> None:
     (["--kind", "open_solvable", "--count", "3", "--workers", "0"], "workers must be >= 1"),
     (["--kind", "open_solvable", "--count", "3", "--givens", "thirty"], "expected LOW-HIGH"),
     (["--kind", "open_solvable", "--mixed", "--count", "3"], "not allowed with argument"),
-    (["--count", "3"], "one of the arguments --kind --mixed is required"),
+    (["--count", "3"], "one of the arguments --kind --mixed --hardest --level --tier is required"),
 ])
 def test_bad_options_exit_2_without_output(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str],
                                            message: str) -> None:

@@ -29,7 +29,7 @@ from ltn_sudoku.io import (
 )
 from ltn_sudoku.io.locks import LockBusy, LockError, owner_text, remove_hint
 from ltn_sudoku.io.writers import spreadsheet_safe
-from ltn_sudoku.questions.engine import Engine, build
+from ltn_sudoku.questions.engine import SEARCH_TECHNIQUE, Engine, build
 from ltn_sudoku.questions.memory import MemoryTracker
 
 OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
@@ -83,6 +83,25 @@ def engine_from_args(args: argparse.Namespace, tracker: MemoryTracker | None = N
         return build(args.techniques, not args.no_uniqueness, fallback=fallback, tracker=tracker)
     except ValueError as e:
         raise UsageError(str(e)) from None
+
+
+def technique_names(text: str, option: str) -> list[str]:
+    """The registry names of a comma-separated list of technique names or aliases (docs/reference/techniques.md),
+    'Brute Force' included; an unknown name is a usage error naming the option."""
+    from ltn_sudoku.techniques.registry import by_name, normalise_name
+
+    names = []
+    for name in (part.strip() for part in text.split(",")):
+        if not name:
+            continue
+        try:
+            names.append(SEARCH_TECHNIQUE if normalise_name(name) == normalise_name(SEARCH_TECHNIQUE)
+                         else by_name(name).name)
+        except ValueError as e:
+            raise UsageError(f"{option}: {e}") from None
+    if not names:
+        raise UsageError(f"{option}: expected one or more technique names")
+    return names
 
 
 def out_format(out: Path, formats: dict[str, str] = OUT_FORMATS) -> str:
@@ -187,21 +206,23 @@ def progress_bar(writing_file: bool) -> tqdm:
     return tqdm(unit="board", disable=not _show_progress(writing_file), file=sys.stderr, delay=1.0)
 
 
-def results_text(kind: str, results: list[dict[str, object]]) -> str:
-    """JSON Lines, or CSV with the first result's keys as header."""
+def results_text(kind: str, results: list[dict[str, object]], columns: Sequence[str] | None = None) -> str:
+    """JSON Lines, or CSV with `columns` (default: the first result's keys) as header."""
     if kind == "jsonl":
         return "".join(json.dumps(r) + "\n" for r in results)
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(results[0]), lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=list(columns or results[0]), lineterminator="\n")
     writer.writeheader()
     writer.writerows({key: spreadsheet_safe(value) for key, value in result.items()} for result in results)
     return buf.getvalue()
 
 
-def write_results(out: Path, kind: str, results: list[dict[str, object]]) -> None:
-    """Write a results file atomically; an unwritable place is a usage error (exit 2), not a traceback."""
+def write_results(out: Path, kind: str, results: list[dict[str, object]],
+                  columns: Sequence[str] | None = None) -> None:
+    """Write a results file atomically (`columns`: the CSV header, needed when there may be no result); an unwritable
+    place is a usage error (exit 2), not a traceback."""
     try:
-        atomic_write_text(out, results_text(kind, results))
+        atomic_write_text(out, results_text(kind, results, columns))
     except OSError as e:
         raise UsageError(f"--out {out}: cannot write ({e.strerror or e})") from None
 

@@ -17,7 +17,7 @@ from ltn_sudoku.candidates import CandidateGrid, Contradiction, Step
 from ltn_sudoku.exact import solutions as exact_solutions
 from ltn_sudoku.questions.memory import MemoryTracker
 from ltn_sudoku.techniques.base import Technique
-from ltn_sudoku.techniques.registry import priority, resolve
+from ltn_sudoku.techniques.registry import by_name, priority, resolve
 
 LEVELS: tuple[str, ...] = ("Easy", "Medium", "Hard", "Unfair", "Extreme")
 LEVEL_MAX_SCORE: dict[str, float] = {"Easy": 800, "Medium": 1000, "Hard": 1600, "Unfair": 1800, "Extreme": float("inf")}
@@ -31,6 +31,15 @@ def level_for(levels_used: Iterable[str], score: int) -> str:
     while score > LEVEL_MAX_SCORE[LEVELS[index]] and index < len(LEVELS) - 1:
         index += 1
     return LEVELS[index]
+
+
+def hardness(technique: str) -> tuple[int, int, float]:
+    """The sort key of 'harder' between the techniques of a path: level, then score, then HoDoKu's priority (a
+    Brute Force step is harder than any technique). The hardest step of a solve is the one with the largest key."""
+    if technique == SEARCH_TECHNIQUE:
+        return len(LEVELS), SEARCH_SCORE, float("inf")
+    row = by_name(technique)
+    return LEVELS.index(row.level), row.score, priority(row)
 
 
 @dataclass(frozen=True)
@@ -82,6 +91,19 @@ class SolveResult:
     @property
     def logic_only(self) -> bool:
         return self.solved and not self.guessed
+
+    @property
+    def technique_counts(self) -> dict[str, int]:
+        """Steps per technique (Brute Force included), in the order each technique first appears on the path."""
+        counts: dict[str, int] = {}
+        for step in self.steps:
+            counts[step.technique] = counts.get(step.technique, 0) + 1
+        return counts
+
+    @property
+    def hardest(self) -> str | None:
+        """The hardest technique the path used (by `hardness`); None for a path without steps."""
+        return max(self.technique_counts, key=hardness, default=None)
 
 
 def _best_step(steps: Sequence[Step]) -> Step:
@@ -162,9 +184,11 @@ class Engine:
         return sorted((a for a in found if a.steps), key=lambda a: (priority(a.technique), -a.progress))
 
     # ---- the whole path -------------------------------------------------------------------------------------------
-    def solve(self, board: Board, known: KnownSolutions | None = None) -> SolveResult:
+    def solve(self, board: Board, known: KnownSolutions | None = None,
+              stop_after: Callable[[Step], bool] | None = None) -> SolveResult:
         """Solve by techniques, falling back to search when stuck (if allowed); explained step by step. `known`: the
-        exact solver's answer for the board when the caller has it (otherwise the engine counts)."""
+        exact solver's answer for the board when the caller has it (otherwise the engine counts). `stop_after`: the
+        path ends after a step it says yes to (the puzzle generator's early exit once a step is too hard)."""
         result = SolveResult(puzzle=board)
         if self.tracker is not None:
             self.tracker.start_puzzle()
@@ -204,6 +228,9 @@ class Engine:
             levels.append(technique_level)
             if self.tracker is not None:
                 self.tracker.record_step(step, grid.geo, time.process_time() - start)
+            if stop_after is not None and stop_after(step):
+                result.reason = f"stopped after a {step.technique} step, as asked"
+                break
         else:
             result.reason = f"stopped after {self.max_steps} steps"
         result.final = grid.to_board()

@@ -215,6 +215,18 @@ def hodoku_exemplars(tag: str) -> list[Exemplar]:
     return found
 
 
+def exemplar_puzzles(code: str) -> list[Board]:
+    """The exemplar puzzles filed under one HoDoKu technique code (the lines below its '#0302: Jellyfish' heading)."""
+    found, current = [], None
+    for line in EXEMPLARS_FILE.read_text(encoding="utf-8").splitlines():
+        heading = re.match(r"#(\d{4}):", line)
+        if heading:
+            current = heading.group(1)
+        elif current == code and line.startswith(tuple("123456789.")):
+            found.append(parse_board_text(line.partition("#")[0].strip()))
+    return found
+
+
 SSTS_NAMES: tuple[str, ...] = (
     "Full House", "Naked Single", "Hidden Single", "Locked Pair", "Locked Triple",
     "Locked Candidates Type 1 (Pointing)", "Locked Candidates Type 2 (Claiming)", "Naked Pair", "Naked Triple",
