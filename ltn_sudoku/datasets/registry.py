@@ -156,6 +156,10 @@ _EXCHANGE = "grantm/sudoku-exchange-puzzle-bank"
 _EXCHANGE_COMMIT = "41f52cf11612136722ad07b9597353fcbdd6d930"  # 2020-06-25; the 2021 version is a larger file
 _MNIST_MIRRORS = ("https://ossci-datasets.s3.amazonaws.com/mnist/", "https://storage.googleapis.com/cvdf-datasets/mnist/")
 _KAGGLE_API = "https://www.kaggle.com/api/v1/datasets/download/"
+_RRN = "rasmusbergpalm/recurrent-relational-networks"
+_RRN_ZIP = "https://www.dropbox.com/s/rp3hbjs91xiqdgc/sudoku-hard.zip?dl=1"  # tasks/sudoku/data.py at 646787b9e7
+_SATNET_ZIP = "https://powei.tw/sudoku.zip"  # locuslab/SATNet README.md
+_EXTREME_TEST = "https://huggingface.co/datasets/sapientinc/sudoku-extreme/resolve/main/test.csv"
 
 _TDOKU_LICENCE = ("no licence stated for the puzzles (community collections); tdoku's repository, which bundles "
                   "them in data.zip, is BSD-2-Clause")
@@ -435,6 +439,49 @@ SETS: tuple[DataSet, ...] = (
                f'Dancing Links" ({_GENERALIZED}, datasets/ and output/), first in {_GENERALIZED_FIRST}',
         verification="byte-identical: the git blobs at both commits equal the development copy (the rank 4 and 5 "
                      "exact-cover times only in the first repository named)",
+    ),
+    # --- the learned solvers' literature (docs/results/literature.md) -------------------------------------------------
+    DataSet(
+        name="rrn-hard", group="literature",
+        description="the RRN hard set (Palm et al. 2018): 17-34 givens, 180k/18k/18k train/valid/test, q,a CSVs in a zip",
+        licence="not stated (no licence file in rasmusbergpalm/recurrent-relational-networks; the puzzles derive from "
+                "G. Royle's 17-clue list)",
+        files=(DataFile("literature/rrn/sudoku-hard.zip", (_RRN_ZIP,), 35424000, None, tofu=True, size_approx=True),),
+        origin=f"the address of {_RRN}'s tasks/sudoku/data.py (a Dropbox zip of sudoku-hard/train.csv, valid.csv, "
+               "test.csv; made by its tasks/sudoku/generate_hard.py from 17-clue puzzles, 0-17 givens added); kept "
+               "as the zip, read by ltn_sudoku.io.literature",
+        verification="none in advance (no hash published; the zip could not be read here): SHA-256 recorded at first "
+                     "download (trust on first use); the size is an upper bound, the three CSVs unpacked (216,000 "
+                     "rows of 164 bytes), not the zip's own size",
+    ),
+    DataSet(
+        name="satnet-sudoku", group="literature",
+        description="SATNet's Sudoku set (Wang et al. 2019): 10,000 puzzles as torch tensors (features.pt, labels.pt, "
+                    "features_img.pt, perm.pt)",
+        licence="not stated for the data; the SATNet repository (locuslab/SATNet) is MIT",
+        files=(DataFile("literature/satnet/sudoku.zip", (_SATNET_ZIP,), 2600000000, None, tofu=True,
+                        size_approx=True),),
+        origin="the address of locuslab/SATNet's README (`wget powei.tw/sudoku.zip`): a zip of sudoku/features.pt "
+               "(one-hot givens, 10000x9x9x9), labels.pt (one-hot solutions), features_img.pt (MNIST cells) and "
+               "perm.pt, as exps/sudoku.py loads them; kept as the zip, read by ltn_sudoku.logic.evaluation.literature",
+        verification="none in advance (no hash published; the zip could not be read here): SHA-256 recorded at first "
+                     "download (trust on first use); the size is an upper bound from the tensors' shapes "
+                     "(features_img.pt as float32), not the zip's own size",
+        in_all=False,
+    ),
+    DataSet(
+        name="sudoku-extreme", group="literature",
+        description="Sudoku-Extreme (the HRM paper's set, sapientinc/sudoku-extreme): its test split, about 423k rows "
+                    "of source,question,answer,rating",
+        licence="not stated on the dataset card read here (the card of its copy imone/sudoku-hard-v2 names no licence); "
+                "the puzzles come from tdoku's benchmark collections and the enjoysudoku forum",
+        files=(DataFile("literature/sudoku-extreme/test.csv", (_EXTREME_TEST,), 79450000, None, tofu=True,
+                        size_approx=True),),
+        origin="Hugging Face dataset sapientinc/sudoku-extreme, test.csv (its build script: sapientinc/HRM "
+               "dataset/build_sudoku_dataset.py; train.csv, 3.8M rows and about 719 MB, is not registered)",
+        verification="none in advance (Hugging Face serves no hash a snapshot could give here): SHA-256 recorded at "
+                     "first download (trust on first use); the size is the 79.4 MB the Hugging Face page of the same "
+                     "card (imone/sudoku-hard-v2) shows, rounded up, not checked",
     ),
     # --- ratings measured for this project --------------------------------------------------------------------------
     DataSet(
