@@ -30,6 +30,7 @@ from ltn_sudoku.logic.board.metrics import accuracy, balanced_accuracy, reliabil
 from ltn_sudoku.logic.checkpoints import shipped_checkpoint
 from ltn_sudoku.logic.device import device_of, to_list, to_numpy
 from ltn_sudoku.logic.evaluation import reasoning
+from ltn_sudoku.logic.evaluation.literature import LITERATURE_FILES, public_file, read_public
 from ltn_sudoku.logic.groundings.grounding import one_hot_givens
 from ltn_sudoku.logic.groundings.model import ModelConfig, describe_inputs
 from ltn_sudoku.logic.kb.axioms import no_solution
@@ -44,7 +45,8 @@ PUBLIC_SETS: dict[str, str] = {  # evaluate.public names -> files of the data ho
     "seventeen_clue": "9x9/17clue_49158.txt", "qqwing_simple": "9x9/qqwing_simple.txt",
     "qqwing_easy": "9x9/qqwing_easy.txt", "qqwing_intermediate": "9x9/qqwing_intermediate.txt",
     "qqwing_expert": "9x9/qqwing_expert.txt",
-    "top95": "9x9/top95.txt", "top1465": "9x9/top1465.txt", "forum_hardest": "9x9/forum_hardest_1106.txt"}
+    "top95": "9x9/top95.txt", "top1465": "9x9/top1465.txt", "forum_hardest": "9x9/forum_hardest_1106.txt",
+    **LITERATURE_FILES}  # the learned solvers' literature (docs/results/literature.md)
 SEVENTEEN_SAMPLE = "9x9/17clue_sample1000.txt"  # shipped in data/ (data/README.md)
 # Figures that hold by construction, reported apart from the learned ones.
 BY_CONSTRUCTION: dict[str, str] = {
@@ -107,12 +109,12 @@ def solving_sources(cfg: DictConfig, n: int, seed: int, seen: set[tuple[int, ...
             if int(count) <= 0:
                 continue
             try:
-                path = data_file(PUBLIC_SETS[str(name)])
+                source, path = public_file(str(name), PUBLIC_SETS)  # a shipped stand-in under its own name
             except DataNotFound as missing:  # a full set not fetched: the tables go on without it, and say so
                 print(f"evaluate.public.{name} skipped: {missing}")
                 continue
-            boards = sample_public(read_boards(path), int(count), seed)
-            sources.append((str(name), [b for b in boards if tuple(b.values) not in seen], {}))
+            boards = sample_public(read_public(path), int(count), seed)
+            sources.append((source, [b for b in boards if tuple(b.values) not in seen], {}))
     if n == 9 and e.get("kaggle_path"):  # held-out real rows: the test split, a sample of each Kaggle set
         rows = _without(data.kaggle_sample(str(e.kaggle_path), "test", 10 ** 9, seed), seen)
         for name in sorted(set(rows.kinds)):
