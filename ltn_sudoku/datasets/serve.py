@@ -29,6 +29,16 @@ class Request:
     sent: int  # body bytes written
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that hangs up early (a fetch stopped by its limit) is no error of the server's to print."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
 class LocalServer:
     """``with LocalServer({"/a.txt": Path(...)}) as srv: srv.url("/a.txt")``."""
 
@@ -139,7 +149,7 @@ class LocalServer:
                 self.end_headers()
                 server._record(Request(path, rng, code, 0))
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="ltn-sudoku-local-server", daemon=True)
