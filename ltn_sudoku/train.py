@@ -22,6 +22,7 @@ from ltn_sudoku.logic.errors import USER_ERRORS, ConfigError
 from ltn_sudoku.logic.kinds import train
 from ltn_sudoku.logic.training import distributed
 from ltn_sudoku.logic.training.runtime import check_resume, explicit_run_folder, run_directory, run_folder_problem
+from ltn_sudoku.logic.training.sweep_names import export_swept_keys
 from ltn_sudoku.paths import CONF_DIR
 
 
@@ -39,10 +40,16 @@ def main(cfg: DictConfig) -> float:
     except ConfigError as e:
         refuse(str(e))
     with distributed.process_group(cfg) as process:  # one process unless torchrun or a multi-task SLURM job
+        folder = distributed.from_main(run_directory(cfg), process)
+        if process.is_main:
+            print(f"run folder: {folder}", flush=True)
         try:
-            metrics = train_experiment(cfg, stages, distributed.from_main(run_directory(cfg), process), train)
+            metrics = train_experiment(cfg, stages, folder, train)
         except USER_ERRORS as e:  # train.resume / train.init_from, the run folder, the data files
             refuse(str(e))
+        if process.is_main:
+            print(f"run folder: {folder} (metrics.json, best.pt, last.pt; curves: tensorboard --logdir {folder})",
+                  flush=True)
     return float(metrics.get(str(cfg.train.monitor), float("nan")))
 
 
@@ -67,4 +74,5 @@ def check_run_folder(argv: list[str]) -> None:
 
 if __name__ == "__main__":
     check_run_folder(sys.argv[1:])
+    export_swept_keys(sys.argv[1:])  # a sweep's job folders name what it varies, in launcher processes too
     main()

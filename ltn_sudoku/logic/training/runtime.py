@@ -31,6 +31,7 @@ from ltn_sudoku.io.writers import TERMINATED_STATUS, sigterm_as_exit
 from ltn_sudoku.logic.checkpoints import CheckpointError, load_checkpoint
 from ltn_sudoku.logic.device import resolve_device
 from ltn_sudoku.logic.errors import ConfigError
+from ltn_sudoku.logic.training.sweep_names import sweep_job_name
 
 RUN_LOCK = "train.lock"  # held in a run folder while a training writes it
 RUN_FILES: tuple[str, ...] = ("last.pt", "best.pt", "metrics.json", "tb")  # what a training writes into its folder
@@ -47,6 +48,7 @@ RESUMABLE: tuple[str, ...] = (
 RUN_ID = secrets.token_hex(3)  # this process's runs: the default folder names' `${run_id:}`
 # use_cache: a multirun's jobs (and a launcher's copies of the config) resolve the sweep folder to the same name
 OmegaConf.register_new_resolver("run_id", lambda: RUN_ID, use_cache=True, replace=True)
+OmegaConf.register_new_resolver("sweep_job", sweep_job_name, replace=True)  # a sweep job's short folder name
 
 
 def configure_torch(cfg: DictConfig) -> None:
