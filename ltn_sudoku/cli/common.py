@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import json
 import os
 import sys
 from contextlib import contextmanager
@@ -26,6 +25,7 @@ from ltn_sudoku.io import (
     iter_stream_records,
     locks,
     parse_board_text,
+    strict_json,
 )
 from ltn_sudoku.io.locks import LockBusy, LockError, owner_text, remove_hint
 from ltn_sudoku.io.writers import spreadsheet_safe
@@ -209,7 +209,7 @@ def progress_bar(writing_file: bool) -> tqdm:
 def results_text(kind: str, results: list[dict[str, object]], columns: Sequence[str] | None = None) -> str:
     """JSON Lines, or CSV with `columns` (default: the first result's keys) as header."""
     if kind == "jsonl":
-        return "".join(json.dumps(r) + "\n" for r in results)
+        return "".join(strict_json.dumps(r) + "\n" for r in results)
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(columns or results[0]), lineterminator="\n")
     writer.writeheader()

@@ -50,7 +50,7 @@ from ltn_sudoku.answering import Answerer, Chunk, Writer, write_chunk
 from ltn_sudoku.cli import UsageError
 from ltn_sudoku.cli.allocator import MMAP_THRESHOLD
 from ltn_sudoku.cli.results import ResultsFile
-from ltn_sudoku.io import atomic_write_text
+from ltn_sudoku.io import atomic_write_text, strict_json
 from ltn_sudoku.io.digest import stream_sha256
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ def _part_path(folder: Path, index: int) -> Path:
 
 def write_part(folder: Path, index: int, text: str, kinds: dict[str, int], boards: int) -> None:
     """A finished partition, written atomically (a part file is complete or absent)."""
-    atomic_write_text(_part_path(folder, index), json.dumps({"boards": boards, "kinds": kinds, "text": text}))
+    atomic_write_text(_part_path(folder, index), strict_json.dumps({"boards": boards, "kinds": kinds, "text": text}))
 
 
 def _read_part(folder: Path, index: int) -> dict[str, Any] | None:
@@ -153,7 +153,7 @@ def _prepare_folder(folder: Path, description: dict[str, object]) -> None:
                          "folder to start again")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(manifest, json.dumps(description))  # before any part
+        atomic_write_text(manifest, strict_json.dumps(description))  # before any part
     except OSError as e:
         raise UsageError(f"--out: cannot write {folder} ({e.strerror or e})") from None
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -15,6 +14,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ltn_sudoku.answering import Answered
 from ltn_sudoku.cli import UsageError
+from ltn_sudoku.io import strict_json
 from ltn_sudoku.io.writers import AtomicFile, spreadsheet_safe
 from ltn_sudoku.logic.answers.answer import LtnAnswer
 from ltn_sudoku.questions.text import render_report
@@ -95,7 +95,7 @@ def csv_header(columns: list[str]) -> str:
 
 
 def json_line(answer: Mapping[str, object]) -> str:
-    return json.dumps(answer) + "\n"
+    return strict_json.dumps(answer) + "\n"
 
 
 @dataclass(frozen=True)

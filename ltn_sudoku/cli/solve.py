@@ -4,7 +4,6 @@ fallback reported as such, a level and score per puzzle, and the memory tracker'
 from __future__ import annotations
 
 import argparse
-import json
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Sequence, cast
@@ -22,7 +21,7 @@ from ltn_sudoku.cli.common import (
     read_input,
     write_results,
 )
-from ltn_sudoku.io import BoardRecord, parse_board_text
+from ltn_sudoku.io import BoardRecord, parse_board_text, strict_json
 from ltn_sudoku.io.writers import atomic_write_text
 from ltn_sudoku.questions.engine import Engine, SolveResult
 from ltn_sudoku.questions.memory import MemoryTracker
@@ -154,7 +153,7 @@ def run_ltn(args: argparse.Namespace) -> int:
         if out_kind is not None:
             results.append(data)
         elif args.json:
-            print(json.dumps(data), flush=True)
+            print(strict_json.dumps(data), flush=True)
         else:
             title = name if len(records) == 1 else f"{name}, board {index + 1} (line {record.line})"
             if "verdict" not in data:
@@ -186,7 +185,7 @@ def _solve_all(args: argparse.Namespace, engine: Engine, name: str, records: Seq
         if out_kind is not None:
             results.append(data if out_kind == "jsonl" else {**data, "steps": len(result.steps)})
         elif args.json:
-            print(json.dumps(data), flush=True)
+            print(strict_json.dumps(data), flush=True)
         else:
             title = name if len(records) == 1 else f"{name}, board {index + 1} (line {record.line})"
             print(_text(title, result, args.explain) + "\n", flush=True)

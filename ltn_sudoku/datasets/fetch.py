@@ -52,6 +52,7 @@ from ltn_sudoku.datasets.registry import (
     DataFile,
     DataSet,
 )
+from ltn_sudoku.io import strict_json
 from ltn_sudoku.io.digest import file_sha256, stream_sha256
 from ltn_sudoku.io.locks import flock
 from ltn_sudoku.io.writers import AtomicFile, atomic_write_text
@@ -124,7 +125,7 @@ def save_record(home: Path, f: DataFile, sha256: str, url: str) -> None:
     records[f.path] = {"sha256": sha256, "size": (home / f.path).stat().st_size, "url": url,
                        "recorded": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     home.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(home / CHECKSUMS_FILE, json.dumps(records, indent=1, sort_keys=True) + "\n")
+    atomic_write_text(home / CHECKSUMS_FILE, strict_json.dumps(records, indent=1, sort_keys=True) + "\n")
 
 
 def expected_sha256(f: DataFile, records: dict[str, dict[str, Any]]) -> str | None:

@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+from ltn_sudoku.io import strict_json
+
 try:
     import fcntl
 except ImportError:  # Windows has no fcntl: a stale lock is then told by its pid and host alone
@@ -75,7 +77,7 @@ def _check_plain(fd: int, path: Path, label: str) -> None:
 
 
 def _owner_text() -> bytes:
-    return (json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+    return (strict_json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
                         "since": time.strftime("%Y-%m-%d %H:%M:%S")}) + "\n").encode()
 
 

@@ -8,7 +8,6 @@ Both export to pandas, CSV and JSON.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ import pandas as pd
 
 from ltn_sudoku.board import Geometry
 from ltn_sudoku.candidates import Step
-from ltn_sudoku.io import atomic_write_text
+from ltn_sudoku.io import atomic_write_text, strict_json
 
 STAT_COLUMNS = ("technique", "tried", "found", "applied", "placements", "eliminations", "time_s")
 
@@ -104,7 +103,7 @@ class MemoryTracker:
         }
 
     def to_json(self, path: str | Path | None = None) -> str:
-        text = json.dumps(self.to_dict(), indent=1)
+        text = strict_json.dumps(self.to_dict(), indent=1)
         if path is not None:
             atomic_write_text(path, text + "\n")
         return text

@@ -21,7 +21,6 @@ the page's header is a fixed-width field patched in place by `close()`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
@@ -32,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from ltn_sudoku import __version__
 from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid, Contradiction, Step, mask_digits
+from ltn_sudoku.io import strict_json
 from ltn_sudoku.io.writers import AtomicFile
 from ltn_sudoku.questions.q3 import Q3Answer
 
@@ -129,7 +129,7 @@ def report_pictures(report: Report, max_steps: int | None = None) -> StepPicture
 
 def _script_json(data: object) -> str:
     """JSON safe inside <script>: no '<' can close the element or open a comment."""
-    return json.dumps(data, separators=(",", ":")).replace("<", "\\u003c").replace("&", "\\u0026")
+    return strict_json.dumps(data, separators=(",", ":")).replace("<", "\\u003c").replace("&", "\\u0026")
 
 
 def _kind(board: Mapping[str, Any]) -> str:

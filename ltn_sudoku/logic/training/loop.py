@@ -14,7 +14,6 @@ runtime.RESUMABLE.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import time
@@ -25,6 +24,7 @@ from typing import Any
 import torch
 from omegaconf import DictConfig, OmegaConf
 
+from ltn_sudoku.io import strict_json
 from ltn_sudoku.io.progress import progress  # a bar on a terminal, a line per epoch (or per 30 s) in a log
 from ltn_sudoku.io.writers import atomic_copy, atomic_write_text
 from ltn_sudoku.logic.checkpoints import CheckpointError, load_checkpoint, model_kind, save_checkpoint
@@ -323,5 +323,5 @@ def _train(cfg: DictConfig, kind: ModelKind, data: Any, process: distributed.Pro
     writer.close()
     if process.is_main:
         recorded = {**final, **task.provenance()}  # strings: not in TensorBoard's hparams
-        atomic_write_text(run_dir / "metrics.json", json.dumps(recorded, indent=2, sort_keys=True) + "\n")
+        atomic_write_text(run_dir / "metrics.json", strict_json.dumps(recorded, indent=2, sort_keys=True) + "\n")
     return final
