@@ -272,11 +272,16 @@ def label_techniques(boards: BoardSet, techniques: Sequence[Technique]) -> Board
 @dataclass
 class Splits:
     """Training boards (open, labelled) and validation boards (open for hasValue / hasSolution / heuristics,
-    closed for isCorrect's threshold)."""
+    closed for isCorrect's threshold; the solvable validation puzzles as given, on which "solved" is counted)."""
 
     train: BoardSet
     val_open: BoardSet
     val_closed: BoardSet
+    val_puzzles: BoardSet
+
+    def to(self, device: str) -> Splits:
+        return Splits(self.train.to(device), self.val_open.to(device), self.val_closed.to(device),
+                      self.val_puzzles.to(device))
 
 
 def train_origins(data_cfg: DictConfig) -> dict[str, Any]:
@@ -329,4 +334,4 @@ def build_splits(cfg: DictConfig, model_config: ModelConfig) -> Splits:
 
     closed = [generated(n, label, int(d.val[label]), seed + 1) for label in ("closed_valid", "closed_invalid")]
     return Splits(open_set(train_solvable, int(d.train.impossible), 0),
-                  open_set(val_solvable, int(d.val.impossible), 1), BoardSet.concat(closed))
+                  open_set(val_solvable, int(d.val.impossible), 1), BoardSet.concat(closed), val_solvable)

@@ -34,7 +34,10 @@ def validate(model: LtnSudoku, ops: Operators, splits: Splits) -> dict[str, floa
     model.eval()
     has_solution = assess.calibrate(model, ops, splits.val_closed, splits.val_open)
     solvable = splits.val_open.of_class(data.SOLVABLE)
-    metrics = assess.solving(model, splits.val_open.select(splits.val_open.practice_mask()))
+    # solved: the puzzles as given (the package's one meaning, as `evaluate` counts it); the solving states the
+    # solver practises on (as given and partly filled) are a different figure, "states completed"
+    metrics = assess.solving(model, splits.val_puzzles)
+    metrics.update(assess.solving(model, splits.val_open.select(splits.val_open.practice_mask()), prefix="states"))
     metrics.update(assess.binary_metrics("is_correct", *assess.is_correct_scores(model, ops, splits.val_closed),
                                          float(model.is_correct_threshold)))
     metrics.update(assess.binary_metrics("has_solution", *(has_solution or assess.has_solution_scores(
@@ -105,7 +108,7 @@ class BoardTask:
         if self.monitor not in MONITORS:
             raise ValueError(f"train.monitor={self.monitor!r}: expected one of {', '.join(MONITORS)}")
         built = splits if splits is not None else build_splits(cfg, self.config)
-        self.splits = Splits(built.train.to(device), built.val_open.to(device), built.val_closed.to(device))
+        self.splits = built.to(device)
         self.train_size = len(self.splits.train)
         self.shuffle = torch.Generator().manual_seed(int(cfg.seed))
         _check_curriculum(cfg, self.splits.train)
@@ -157,7 +160,8 @@ class BoardTask:
         self.model.load_weights(state_dict)
 
     def describe(self, metrics: Mapping[str, float]) -> str:
-        return (f"loss {metrics['val/loss']:.4f}, solved {metrics['val/solve/board_accuracy']:.4f}, hasSolution "
+        return (f"loss {metrics['val/loss']:.4f}, solved {metrics['val/solve/board_accuracy']:.4f} (states completed "
+                f"{metrics['val/states/board_accuracy']:.4f}), hasSolution "
                 f"{metrics['val/has_solution/accuracy']:.4f}, isCorrect {metrics['val/is_correct/accuracy']:.4f}, "
                 f"heuristics F1 {metrics.get('val/heuristics/macro_f1', float('nan')):.4f}")
 
