@@ -145,3 +145,15 @@ def test_the_entry_point_trains_a_chain_stage_by_stage(tmp_path: Path) -> None:
     assert payload["config"]["experiment"]["name"] == "9x9_mp" and payload["config"]["seed"] == 1
     assert payload["config"]["train"]["init_from"] == str(tmp_path / "stages" / "9x9_mp_d" / "best.pt")
     assert [config["experiment"]["name"] for config in payload["extra"]["lineage"]] == ["9x9_mp_d", "9x9_mp_b"]
+
+
+@pytest.mark.parametrize("size, per_class", [(4, 20000), (9, 500)])
+def test_the_original_system_composes_as_an_experiment(size: int, per_class: int) -> None:
+    """conf/experiment/original_{4x4,9x9}.yaml: 20 epochs run whole, the four board classes at the original's count
+    (open ones to train, closed ones to validation), the default model of that size; no shipped checkpoint."""
+    cfg = compose_config([f"+experiment=original_{size}x{size}"])
+    assert cfg.experiment.name == f"original_{size}x{size}" and cfg.experiment.checkpoint is None
+    assert cfg.model.size == size and cfg.train.epochs == 20 and cfg.train.patience >= 20
+    assert [cfg.data.train.solvable, cfg.data.train.impossible, cfg.data.val.closed_valid,
+            cfg.data.val.closed_invalid] == [per_class] * 4
+    assert f"original_{size}x{size}" in experiment_names() and f"original_{size}x{size}" not in shipped()
