@@ -351,7 +351,9 @@ def render_results_index() -> str:
            "- [Logics (t-norm sweeps)](sweeps.md): which fuzzy logic learns the rules.\n"
            "- [Learned value orders](guidance.md): hasValue as the branching order of a complete solver, with "
            "paired intervals.\n"
-           "- [Sparse large boards](exact_sparse.md): the exact portfolio against CaDiCaL alone, board by board.\n"]
+           "- [Sparse large boards](exact_sparse.md): the exact portfolio against CaDiCaL alone, board by board.\n"
+           "- [The literature's sets](literature.md): RRN, SATNet and Sudoku-Extreme, the published figures beside "
+           "ours with both sides' supervision and compute.\n"]
     return "\n".join(out)
 
 
@@ -478,6 +480,73 @@ def render_techniques() -> str:
     return "\n".join(out)
 
 
+def _percent(value: object) -> str:
+    return "—" if pd.isna(value) else f"{float(value):.1%}"  # type: ignore[arg-type]
+
+
+def render_literature() -> str:
+    """docs/results/literature.md: the published figures (published.csv, entered by hand from the sources it names)
+    beside our shipped models on the same sets (scripts/bench_literature.py's ours.csv, models.csv, literature.json)."""
+    folder = RESULTS / "literature"
+    meta = _meta(folder / "literature.json")
+    published = pd.read_csv(folder / "published.csv")
+    ours = pd.read_csv(folder / "ours.csv")
+    models = pd.read_csv(folder / "models.csv").set_index("model")
+    out = ["# The literature's sets and figures beside ours\n", GENERATED.format(source="docs/results/literature/"),
+           "The learned Sudoku solvers of the literature report on three public test sets: the RRN hard set "
+           "(17-34 givens), SATNet's set and Sudoku-Extreme. `ltn-sudoku data fetch literature` downloads them "
+           "([the data sets](../data.md)). Each published figure is set beside ours with both sides' supervision, "
+           "inputs and training compute. Ours are far lower: that is the finding, dated by compute (our models "
+           f"trained on {models.train_boards_seen.min():,.0f} to {models.train_boards_seen.max():,.0f} generated "
+           f"boards in {models.train_cpu_hours.min():.2f} to {models.train_cpu_hours.max():.2f} CPU hours, without "
+           "solutions; the literature's on 9,000 to 1,000,000 boards or augmented boards, with their solutions "
+           "except ConsFormer, on GPUs). *Solved* is one thing on both sides: the model's answer from the puzzle as given is the "
+           "solution, with no search.\n",
+           "## Published figures\n",
+           "Entered by hand in `docs/results/literature/published.csv` from the sources its last columns name; "
+           "*confirmed* says whether a public source read here states the figure (*quoted*: stated by public "
+           "repositories quoting the paper's table; *no*: not confirmed from a public source here).\n",
+           _table(("set", "system", "paper", "solved (published)", "supervision", "inputs", "training boards",
+                   "compute", "figure from", "confirmed"),
+                  [(r.set, r.system, r.paper, _percent(r.published_solved), r.supervision, r.inputs, r.train_boards,
+                    r.compute, r.figure_source, r.confirmed) for r in published.itertuples()], "lllr"),
+           "## Ours on the same sets\n",
+           f"Command: `{meta['command']}`  \nDate: {meta['date']}; CPU: {meta['cpu']} ({meta['cores']} cores, "
+           f"{meta['threads']} torch thread(s)); peak memory {meta['peak_rss_mb']} MB; {meta['wall_seconds']} s wall, "
+           f"{meta['cpu_seconds']} s CPU; files: `docs/results/literature/ours.csv`, "
+           "`docs/results/literature/models.csv`\n",
+           f"A seeded sample of {meta['puzzles_per_set']} puzzles per set (all of them when fewer). The singles loop "
+           "(naked and hidden singles to their fixpoint) runs on the same puzzles; *difference* is model minus "
+           "loop with its paired 95 % bootstrap interval. *Read as* names what was measured: a set's own test "
+           "split when fetched, else a shipped stand-in under its own name (`rrn_recipe`: puzzles made by RRN's "
+           "published recipe from G. Royle's 17-clue list, not RRN's test file; data/README.md).\n"]
+    rows = []
+    for r in ours.itertuples():
+        m = models.loc[r.model]
+        rows.append((r.set, r.read_as, r.puzzles, m["label"], _percent(r.solved), _percent(r.singles_solved),
+                     f"{100 * r.difference:+.1f} [{100 * r.low:+.1f}, {100 * r.high:+.1f}]", m["supervision"],
+                     m["inputs"], f"{int(m['train_boards_seen']):,}", f"{m['train_cpu_hours']:.2f}"))
+    out.append(_table(("set", "read as", "puzzles", "model", "solved", "singles loop",
+                       "difference, points [95 % CI]", "supervision", "inputs", "training boards",
+                       "training CPU hours"), rows, "llrlrrrllrr"))
+    if meta["not_measured"]:
+        out.append("Not measured here: " + ", ".join(f"`{n}`" for n in meta["not_measured"]) + " (the full set is "
+                   "not fetched and no sample of it ships: no public copy of its test split could be found, "
+                   "data/README.md). `ltn-sudoku data fetch literature` and the same command measure them.\n")
+    out.append("Training compute of ours: the shipped checkpoint's own run (`train/boards_seen`, `train/cpu_seconds` "
+               "of checkpoints/*.metrics.json); a warm-started model's earlier stages are not counted.\n")
+    out.append("## The original system\n")
+    out.append("The system this package grew from trained for 20 epochs on four generated board classes (closed "
+               "valid, closed invalid, open solvable, open impossible) at 20,000 boards a class for 4x4 and 500 for "
+               "9x9. Its recipe on today's code is `conf/experiment/original_4x4.yaml` and `original_9x9.yaml` "
+               "(the open classes train, the closed ones calibrate isCorrect on validation). No checkpoint of it "
+               "ships and no figure of it is on this page yet:\n\n"
+               "    python -m ltn_sudoku.train +experiment=original_9x9 run_dir=outputs/original_9x9\n"
+               "    python -m ltn_sudoku.train +experiment=original_4x4 run_dir=outputs/original_4x4\n"
+               "    python -m ltn_sudoku.evaluate model=9x9 checkpoint=outputs/original_9x9/best.pt   # rrn_recipe too\n")
+    return "\n".join(out) + "\n"
+
+
 PAGES: dict[str, Callable[[], str]] = {
     "reference/cli.md": render_cli,
     "reference/config.md": render_config,
@@ -487,6 +556,7 @@ PAGES: dict[str, Callable[[], str]] = {
     "results/sweeps.md": render_sweeps,
     "results/guidance.md": render_guidance,
     "results/exact_sparse.md": render_exact_sparse,
+    "results/literature.md": render_literature,
 }
 
 

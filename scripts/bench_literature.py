@@ -1,0 +1,146 @@
+"""Our shipped 9x9 models on the literature's sets, beside the singles loop on the same puzzles: the figures of
+docs/results/literature.md (scripts/render_docs.py renders the page from docs/results/literature/).
+
+For each set of evaluate.public's literature (rrn_hard, satnet, sudoku_extreme): the data home's full test split when
+fetched (`ltn-sudoku data fetch literature`), else its shipped stand-in (the RRN-recipe sample, reported as
+rrn_recipe), else the set is listed as not measured. On a seeded sample of its puzzles (--puzzles, default 200):
+
+- solved: the model's most probable digits from the puzzle as given (givens kept, no search) are the solution
+  (ModelOrder.solves, the package's one meaning of solved);
+- the singles loop (naked and hidden singles to their fixpoint) on the same puzzles, and the paired difference
+  model - loop with its 95 % bootstrap interval (scripts/render_docs.py's paired_bootstrap, seed 0);
+- each model's supervision, inputs and training compute, read from its checkpoint's metrics.json.
+
+Writes ours.csv (one row per set and model), models.csv (one row per model) and literature.json (command, date, CPU,
+peak memory, seconds) to --out (default docs/results/literature/). The published figures beside them are
+docs/results/literature/published.csv, entered by hand from the papers and repositories named in its rows.
+
+    .venv/bin/python scripts/bench_literature.py [--puzzles 200] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import resource
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from render_docs import paired_bootstrap  # noqa: E402
+
+from ltn_sudoku.board import Board  # noqa: E402
+from ltn_sudoku.io import atomic_write_text  # noqa: E402
+from ltn_sudoku.logic.answers.model_order import ModelOrder  # noqa: E402
+from ltn_sudoku.logic.evaluation.evaluate import sample_public  # noqa: E402
+from ltn_sudoku.logic.evaluation.literature import LITERATURE_FILES, SHIPPED_STAND_INS, public_file, read_public  # noqa: E402
+from ltn_sudoku.paths import CHECKPOINTS_DIR, DataNotFound  # noqa: E402
+from ltn_sudoku.questions.tiers import singles_loop_batch  # noqa: E402
+
+OUT = ROOT / "docs" / "results" / "literature"
+SEED = 46
+# the shipped 9x9 models measured, and what each is (docs/ltn.md)
+MODELS: dict[str, dict[str, str]] = {
+    "9x9_message_passing": {
+        "label": "LTN, rules-only (message passing)",
+        "supervision": "none: the Sudoku axioms only (satisfaction of the rules), no solutions",
+        "inputs": "the givens only (no crisp derived input)"},
+    "9x9": {
+        "label": "LTN, evidence grounding",
+        "supervision": "none: the Sudoku axioms only, no solutions",
+        "inputs": "the givens and hand-made symbolic features (candidates, singles reached): a soft singles "
+                  "propagator"},
+}
+
+
+def cpu_name() -> str:
+    """The CPU's model name (Linux /proc/cpuinfo), else what platform says."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def model_compute(name: str) -> dict[str, Any]:
+    """Training boards seen and CPU hours of the shipped checkpoint (its metrics.json; the last stage of a chain)."""
+    metrics = json.loads((CHECKPOINTS_DIR / f"{name}.metrics.json").read_text())
+    training = metrics.get("training", {})
+    return {"model": name, **MODELS[name], "experiment": metrics.get("experiment", ""),
+            "train_boards_seen": training.get("train/boards_seen"),
+            "train_cpu_hours": round(float(training.get("train/cpu_seconds", float("nan"))) / 3600, 3)}
+
+
+def singles_solved(boards: list[Board]) -> np.ndarray:
+    """(B,) bool: the singles loop completes the puzzle (a completed board of the loop is a solution)."""
+    reached = singles_loop_batch(np.array([b.values for b in boards]), 9)
+    return np.asarray((reached > 0).all(axis=1))
+
+
+def measure_set(name: str, count: int, models: dict[str, ModelOrder]) -> tuple[list[dict[str, Any]], str]:
+    """The rows of one literature set (none when neither the full set nor a stand-in is here) and what was read."""
+    try:
+        source, path = public_file(name, LITERATURE_FILES)
+    except DataNotFound:
+        return [], f"{name}: not measured (the full set is not fetched and no sample of it ships)"
+    boards = sample_public(read_public(path), count, SEED)
+    loop = singles_solved(boards)
+    rows = []
+    for model_name, model in models.items():
+        solved = model.solves(boards)
+        mean, low, high = paired_bootstrap(solved, loop)
+        relative = LITERATURE_FILES[name] if source == name else SHIPPED_STAND_INS[name][1]
+        rows.append({"set": name, "read_as": source, "file": relative, "puzzles": len(boards), "model": model_name,
+                     "solved": round(float(solved.mean()), 4), "singles_solved": round(float(loop.mean()), 4),
+                     "difference": round(mean, 4), "low": round(low, 4), "high": round(high, 4)})
+    return rows, f"{name}: {len(boards)} puzzles of {path.name}, read as {source}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--puzzles", type=int, default=200, help="puzzles per set, a seeded sample (default 200)")
+    parser.add_argument("--out", type=Path, default=OUT, help="folder of the result files (default %(default)s)")
+    args = parser.parse_args(argv)
+    if args.puzzles < 1:
+        parser.error("--puzzles must be at least 1")
+    started, cpu_started = time.time(), time.process_time()
+    models = {name: ModelOrder.load(CHECKPOINTS_DIR / f"{name}.pt", name) for name in MODELS}
+    rows: list[dict[str, Any]] = []
+    for name in LITERATURE_FILES:
+        set_rows, said = measure_set(name, args.puzzles, models)
+        print(said, file=sys.stderr)
+        rows += set_rows
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(args.out / "ours.csv", pd.DataFrame(rows).to_csv(index=False))
+    atomic_write_text(args.out / "models.csv", pd.DataFrame([model_compute(n) for n in MODELS]).to_csv(index=False))
+    info = {"command": "python " + " ".join(shlex.quote(a) for a in ["scripts/bench_literature.py",
+                                                                      *(argv if argv is not None else sys.argv[1:])]),
+            "date": datetime.date.today().isoformat(), "cpu": cpu_name(), "cores": os.cpu_count(),
+            "threads": torch.get_num_threads(),
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            "wall_seconds": round(time.time() - started, 1), "cpu_seconds": round(time.process_time() - cpu_started, 1),
+            "puzzles_per_set": args.puzzles, "seed": SEED,
+            "not_measured": [n for n in LITERATURE_FILES if not any(r["set"] == n for r in rows)]}
+    atomic_write_text(args.out / "literature.json", json.dumps(info, indent=2) + "\n")
+    print(pd.DataFrame(rows).to_string(index=False))
+    print(f"peak memory {info['peak_rss_mb']} MB, {info['wall_seconds']} s on {info['cpu']}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,34 @@
+"""scripts/bench_literature.py end to end on a tiny sample: both shipped 9x9 models beside the singles loop on the
+shipped RRN-recipe stand-in; the two sets with no shipped sample are listed as not measured."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_bench_literature_smoke(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "scripts/bench_literature.py", "--puzzles", "6", "--out", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    ours = pd.read_csv(tmp_path / "ours.csv")
+    assert list(ours.model) == ["9x9_message_passing", "9x9"]
+    assert set(ours.set) == {"rrn_hard"} and set(ours.read_as) == {"rrn_recipe"} and (ours.puzzles == 6).all()
+    assert ((ours.low <= ours.difference) & (ours.difference <= ours.high)).all()
+    assert ((ours.solved - ours.singles_solved - ours.difference).abs() < 1e-3).all()
+    models = pd.read_csv(tmp_path / "models.csv")
+    assert (models.train_boards_seen > 0).all() and (models.train_cpu_hours > 0).all()
+    info = json.loads((tmp_path / "literature.json").read_text())
+    assert info["not_measured"] == ["satnet", "sudoku_extreme"] and info["peak_rss_mb"] > 0 and info["cpu"]
+
+
+def test_bench_literature_refuses_a_bad_count(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "scripts/bench_literature.py", "--puzzles", "0", "--out", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "--puzzles must be at least 1" in done.stderr and not list(tmp_path.iterdir())
