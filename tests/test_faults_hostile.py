@@ -31,6 +31,7 @@ from ltn_sudoku.datasets.serve import LocalServer
 from ltn_sudoku.io import locks
 from ltn_sudoku.logic.errors import ConfigError
 from ltn_sudoku.paths import DATA_DIR, REPO_ROOT
+from tests import test_data_fetch as fetching
 from tests.test_train import TINY, config
 
 ENV = {**os.environ, "PYTHONWARNINGS": "ignore", "PYTHONPATH": str(REPO_ROOT)}
@@ -291,21 +292,8 @@ def test_a_checkpoint_with_a_compressed_record_is_refused_before_it_is_read(tmp_
 
 
 # ---- cases 7 and 9: the data home's records and the downloads (a local server on 127.0.0.1) ---------------------------
-SIZE = 600_000
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    from ltn_sudoku.paths import DATA_HOME_VARIABLE
-
-    folder = tmp_path / "home"
-    monkeypatch.setenv(DATA_HOME_VARIABLE, str(folder))
-    return folder
-
-
-@pytest.fixture
-def payload() -> bytes:
-    return bytes((i * 7 + i // 251) % 256 for i in range(SIZE))
+SIZE, files_in, sha256 = fetching.SIZE, fetching.files_in, fetching.sha256
+home, payload = fetching.home, fetching.payload  # tests/test_data_fetch.py's fixtures: an empty data home, SIZE bytes
 
 
 @pytest.fixture
@@ -328,16 +316,6 @@ def use_files(monkeypatch: pytest.MonkeyPatch, *files: DataFile) -> None:
     from ltn_sudoku.datasets import registry
 
     monkeypatch.setattr(registry, "SETS", (DataSet("t", "test set", "test", files, "local", "test"),))
-
-
-def files_in(folder: Path) -> list[str]:
-    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
-
-
-def sha256(data: bytes) -> str:
-    import hashlib
-
-    return hashlib.sha256(data).hexdigest()
 
 
 @pytest.mark.parametrize("records", ['[1, 2]', '{"x.csv": "abc"}', '{"x.csv": {"size": 3}}',
