@@ -79,8 +79,13 @@ def test_tensorboard_shows_hasvalue_on_fixed_validation_boards(trained: Path) ->
     assert {"time/validation_seconds", "time/pictures_seconds"} <= set(tags)
 
 
-def test_checkpoint_to_evaluate_to_predict(trained: Path, tmp_path: Path) -> None:
+def test_checkpoint_to_evaluate_to_predict(trained: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     metrics = evaluate(config(tmp_path, f"checkpoint={trained / 'best.pt'}", *TINY_EVAL))
+    printed = capsys.readouterr().out  # each section once, under its own title, and where the files went
+    assert printed.count("hasSolution by givens") == 1 and "solving by has_solution" not in printed
+    for title in ("hasValue solving by tier", "recommendsHeuristic", "dead-end moves", "isCorrect on closed boards",
+                  f"evaluation written to {tmp_path / 'metrics.json'}"):
+        assert printed.count(title) == 1, title
     for key in ("q1_is_correct/accuracy", "q2_has_solution/accuracy", "q2_has_solution/subtle/accuracy",
                 "solve/board_accuracy", "dead_end/accuracy", "heuristics/macro_f1",
                 "cost/inference_boards_per_cpu_second"):

@@ -8,7 +8,6 @@ in the run folder. `evaluate(cfg)` is the plain function tests call.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -21,7 +20,7 @@ from torch.utils.tensorboard import SummaryWriter
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import count_solutions_batch
-from ltn_sudoku.io import atomic_write_text, read_boards
+from ltn_sudoku.io import atomic_write_text, read_boards, strict_json
 from ltn_sudoku.logic.answers.search import search_metrics
 from ltn_sudoku.logic.board import assess, data
 from ltn_sudoku.logic.board.data import build_splits
@@ -74,6 +73,20 @@ def training_boards(config: dict[str, Any]) -> set[tuple[int, ...]]:
     cfg = OmegaConf.create(config)
     splits = build_splits(cfg, ModelConfig.from_cfg(config["model"]))
     return {tuple(row) for s in (splits.train, splits.val_open, splits.val_closed) for row in to_list(s.puzzles)}
+
+
+def _print_other_questions(metrics: dict[str, float]) -> None:
+    """The sections after the solving tables, each once under its own title: recommendsHeuristic, dead-end moves,
+    the LTN-guided search, isCorrect (the figures docs/ltn.md's Evaluation section lists)."""
+    def section(title: str, prefix: str) -> None:
+        keys = sorted(k for k in metrics if k.startswith(prefix))
+        if keys:
+            print(f"\n{title}\n" + "\n".join(f"  {k.removeprefix(prefix)}: {metrics[k]:.3f}" for k in keys))
+
+    section("isCorrect on closed boards (every invalid kind)", "q1_is_correct/")
+    section("recommendsHeuristic (decision: truth >= 0.5; baseline: always yes)", "heuristics/")
+    section("dead-end moves (every basic-rule candidate move; truth: the exact solver's count)", "dead_end/")
+    section("LTN-guided search within the node budget (17-clue and subtle impossible boards)", "search/")
 
 
 def _silent_summary(metrics: dict[str, float]) -> str:
@@ -239,8 +252,10 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
         tables["difficulty"] = reasoning.by_difficulty(rows)
     for name, table in tables.items():
         metrics.update(reasoning.flat(name, table))
-        print(f"\nhasValue solving by {name} (share solved; model = hasValue after {model.config.eval_steps} steps, "
-              f"baselines on the same puzzles)\n{table.to_string(float_format=lambda x: f'{x:.3f}')}")
+        if name != "has_solution":  # printed above, under its own title
+            print(f"\nhasValue solving by {name} (solved = hasValue's answer from the puzzle as given is the "
+                  f"solution, after {model.config.eval_steps} steps; baselines on the same puzzles)\n"
+                  f"{table.to_string(float_format=lambda x: f'{x:.3f}')}")
     generated = data.generated(n, "open_solvable", int(e.solving), seed + 1, givens=(bins[0][0], bins[-1][1]))
     metrics.update(assess.solving(model, _without(generated, seen)))
 
@@ -268,6 +283,7 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
     metrics["checkpoint/has_solution_threshold"] = float(model.has_solution_threshold)
     metrics["checkpoint/eval_steps"] = float(model.config.eval_steps)
 
+    _print_other_questions(metrics)
     writer = SummaryWriter(str(run_dir / "tb"))
     for name, value in metrics.items():
         if math.isfinite(value):
@@ -276,5 +292,6 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
     report = {"checkpoint": str(path), "inputs": describe_inputs(model.config),
               "by_construction": BY_CONSTRUCTION, "tables": {k: t.reset_index().to_dict("records")
                                                              for k, t in tables.items()}, "metrics": metrics}
-    atomic_write_text(run_dir / "metrics.json", json.dumps(report, indent=2, sort_keys=True, default=float) + "\n")
+    atomic_write_text(run_dir / "metrics.json", strict_json.dumps(report, indent=2, sort_keys=True, default=float) + "\n")
+    print(f"\nevaluation written to {run_dir / 'metrics.json'} (TensorBoard: {run_dir / 'tb'})")
     return metrics
