@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import resource
 import tempfile
 import time
@@ -64,16 +65,35 @@ def ltn_config(size: int, k: int, split: int, run_dir: str, overrides: list[str]
     return cfg
 
 
-def one_run(data: VisualData, size: int, k: int, split: int, overrides: list[str], keep: Path | None = None
-            ) -> dict[str, dict[str, float]]:
+class Progress:
+    """One line per stage on stdout, with the wall time so far and, once a run is done, the time left: a benchmark of
+    many minutes says what it is doing (the LTN's own epochs log through `logging` as INFO lines too)."""
+
+    def __init__(self, runs: int) -> None:
+        self.runs, self.done, self.start = runs, 0, time.perf_counter()
+
+    def say(self, text: str) -> None:
+        elapsed = time.perf_counter() - self.start
+        left = (f", about {elapsed / self.done * (self.runs - self.done) / 60:.0f} min left" if self.done else "")
+        print(f"[{elapsed / 60:5.1f} min, run {min(self.done + 1, self.runs)}/{self.runs}{left}] {text}", flush=True)
+
+    def finished_run(self) -> None:
+        self.done += 1
+
+
+def one_run(data: VisualData, size: int, k: int, split: int, overrides: list[str], keep: Path | None = None,
+            progress: Progress | None = None) -> dict[str, dict[str, float]]:
     """Board and digit accuracy and CPU seconds of the three models trained on the first k training boards; the
-    LTN's run folder (checkpoints, TensorBoard, metrics.json) is kept under `keep` when given."""
+    LTN's run folder (checkpoints, TensorBoard, metrics.json) is kept under `keep` when given; each stage is announced
+    through `progress`."""
+    say = progress.say if progress is not None else (lambda text: None)
     sub = VisualData(data.train.select(slice(0, k)), data.val, data.test)
     test = sub.test.boards
     out: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as scratch:
         run_dir = str(keep / f"{size}x{size}_k{k}_split{split}") if keep is not None else scratch
         cfg = ltn_config(size, k, split, run_dir, overrides)
+        say(f"split {split}, {k} training boards: training the LTN ({int(cfg.train.epochs)} epochs)")
         start = time.process_time()
         metrics = train(cfg, data=sub)
         out["ltn"] = {"board": metrics["test/board_accuracy"], "digit": metrics["test/digit_accuracy"],
@@ -81,12 +101,14 @@ def one_run(data: VisualData, size: int, k: int, split: int, overrides: list[str
                       "map": metrics["test/map_decoding/board_accuracy"], "map_tau": metrics["test/map_decoding/tau"],
                       "map_ms": metrics["test/map_decoding/ms_per_board"], "cpu_s": time.process_time() - start}
     t = cfg.train
+    say(f"split {split}, {k} training boards: LTN board accuracy {out['ltn']['board']:.3f}; training the CNN baseline")
     start = time.process_time()
     cnn = train_board_cnn(sub.train.boards, int(t.epochs), int(t.batch_size), float(t.lr), split)
     out["cnn"] = {"board": BoardScores.of(board_cnn_predict(cnn, test), test.valid).accuracy,
                   "cpu_s": time.process_time() - start}
     start = time.process_time()
     m = cfg.model
+    say(f"split {split}, {k} training boards: CNN board accuracy {out['cnn']['board']:.3f}; training the oracle reader")
     reader = train_oracle_reader(sub.train, int(t.epochs), int(t.batch_size), float(t.lr), split, int(m.channels),
                                  int(m.hidden), int(m.pool))
     out["oracle"] = {"board": BoardScores.of(oracle_predict(reader, test), test.valid).accuracy,
@@ -217,10 +239,14 @@ def main() -> None:
     teaching = ltn_teaching(base)
     wall = time.perf_counter()
     runs: list[dict[str, Any]] = []
+    progress = Progress(args.splits * len(args.train_boards))
+    logging.basicConfig(level=logging.INFO, format="  %(message)s")  # the LTN's epoch lines
     for split in range(args.first_split, args.first_split + args.splits):
+        progress.say(f"split {split}: making the boards (MNIST images)")
         data = build_data(args.size, base.data, split)
         for k in args.train_boards:
-            result = one_run(data, args.size, k, split, args.overrides, args.keep_runs)
+            result = one_run(data, args.size, k, split, args.overrides, args.keep_runs, progress)
+            progress.finished_run()
             runs.append({"split": split, "train_boards": k, **result})
             print(f"split {split} k={k}: " + ", ".join(f"{m} {result[m]['board']:.3f}" for m in MODELS) +
                   f", ltn+map {result['ltn']['map']:.3f}, oracle+map {result['oracle']['map']:.3f}", flush=True)
