@@ -101,6 +101,21 @@ def test_a_run_folder_lock_that_links_to_another_file_is_refused_and_the_file_ke
     assert victim.read_text() == VICTIM and (folder / "train.lock").is_symlink()
 
 
+def test_the_entry_point_refuses_a_linked_run_folder_lock_before_hydra_writes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ltn_sudoku.train import check_run_folder
+
+    victim, folder = tmp_path / "notes.txt", tmp_path / "run"
+    victim.write_text(VICTIM)
+    folder.mkdir()
+    (folder / "train.lock").symlink_to(victim)
+    with pytest.raises(SystemExit) as info:
+        check_run_folder(["model=4x4", *TINY, "train.epochs=1", f"hydra.run.dir={folder}"])
+    assert info.value.code == 2
+    one_error_line(capsys.readouterr().err, "train.lock is not a lock file of this program (a symbolic link)")
+    assert sorted(p.name for p in folder.iterdir()) == ["train.lock"] and victim.read_text() == VICTIM
+
+
 # ---- case 6: a full disk while the lock is created ---------------------------------------------------------------------
 def test_a_full_disk_while_taking_a_lock_is_one_line_and_leaves_nothing(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:

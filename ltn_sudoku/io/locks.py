@@ -236,6 +236,27 @@ def release(fd: int, path: Path) -> None:
     os.close(fd)
 
 
+def foreign(path: Path, label: str) -> LockError | None:
+    """The refusal `acquire` would give for what lies at the lock's name when it is no lock of this program (a link,
+    not a plain file, content that is no lock record), or None (no file, or a lock record). Only looks."""
+    if path.is_symlink():
+        return _refuse_foreign(path, label, "a symbolic link")
+    try:
+        fd = _open_existing(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        _check_plain(fd, path, label)
+        _owner(fd)
+    except LockError as e:
+        return e
+    except NotARecord as e:
+        return _refuse_foreign(path, label, str(e))
+    finally:
+        os.close(fd)
+    return None
+
+
 def holder(path: Path) -> dict[str, object] | None:
     """The owner of a live lock at `path` (pid, host, since; {} while it is being written), or None when there is none
     or its run is over, judged as `acquire` judges a stale lock. Only looks: never flocks, changes or removes it."""

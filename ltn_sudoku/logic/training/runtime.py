@@ -154,6 +154,9 @@ def _busy(folder: Path, owner: dict[str, object] | None) -> str:
 def run_folder_problem(folder: Path, cfg: DictConfig) -> str | None:
     """Why a training with config `cfg` may not write into `folder`, as one line naming it, or None: another live
     training holds the folder's lock, or the folder holds another run's files and this is no resume of that run."""
+    refusal = locks.foreign(folder / RUN_LOCK, f"run folder {folder}")
+    if refusal is not None:  # before Hydra writes its files into the folder
+        return str(refusal)
     owner = locks.holder(folder / RUN_LOCK)
     if owner is not None and owner.get("pid") != os.getpid():
         return _busy(folder, owner or None)
