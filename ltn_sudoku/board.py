@@ -15,11 +15,32 @@ from typing import Iterable, Iterator, Sequence
 import numpy as np
 
 SUPPORTED_SIZES: tuple[int, ...] = tuple(k * k for k in range(2, 10))  # 4, 9, 16, ..., 81
+# How boards above 9x9 are written, one name each: two decimal characters per cell ('00' empty, '01'..'16'), or one
+# character per cell, '.' empty: the digits 1-9 then letters (16x16: 1-9, A-G; 25x25: 1-9, A-P), or letters only
+# (16x16: A-P; 25x25: A-Y). Boards up to 9x9 are always written with the digits 1-9.
+DECIMAL, DIGITS_LETTERS, LETTERS = "decimal", "digits-letters", "letters"
+SYMBOLS: tuple[str, ...] = (DECIMAL, DIGITS_LETTERS, LETTERS)
+_ALPHABETS = {DIGITS_LETTERS: "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", LETTERS: "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
 UNIT_KINDS: tuple[str, str, str] = ("row", "col", "box")
 
 
 class BoardError(ValueError):
     """A board that cannot exist: wrong size, digit out of range, bad shape."""
+
+
+def symbol_alphabet(n: int, symbols: str) -> str:
+    """The characters of digits 1..n in a one-character convention (DIGITS_LETTERS, LETTERS); BoardError when the
+    convention has too few characters for the side (letters: up to 25x25)."""
+    alphabet = _ALPHABETS[symbols][:n]
+    if len(alphabet) < n:
+        raise BoardError(f"{n}x{n} boards cannot be written with {symbols} ({len(_ALPHABETS[symbols])} symbols): "
+                         f"use {DECIMAL}")
+    return alphabet
+
+
+def writes_symbols(n: int, symbols: str) -> bool:
+    """Whether a board of side n is written in a one-character convention (above 9x9 and not DECIMAL)."""
+    return n > 9 and symbols != DECIMAL
 
 
 def box_side(n: int) -> int:
@@ -378,10 +399,14 @@ class Board:
         return masks
 
     # ---- text -----------------------------------------------------------------------------------------------------
-    def to_line(self) -> str:
-        """The line format: one char per cell ('.' empty) for n <= 9, two decimal chars per cell ('00') above."""
+    def to_line(self, symbols: str = DECIMAL) -> str:
+        """The line format: one char per cell ('.' empty) for n <= 9; above, two decimal chars per cell ('00') or
+        one symbol per cell in another convention of SYMBOLS ('.' empty)."""
         if self.n <= 9:
             return bytes(self.values).translate(_LINE_CHARS).decode("ascii")
+        if writes_symbols(self.n, symbols):
+            alphabet = "." + symbol_alphabet(self.n, symbols)
+            return "".join(alphabet[v] for v in self.values)
         return "".join(f"{v:02d}" for v in self.values)
 
     def __str__(self) -> str:
@@ -390,16 +415,18 @@ class Board:
     def __repr__(self) -> str:
         return f"parse_board_text({self.to_line()!r})"  # ltn_sudoku.io.parse_board_text rebuilds it
 
-    def draw(self, highlight: Iterable[int] = (), marker: str = "*") -> str:
-        """The grid drawn with box borders; highlighted cells are flagged with `marker` (used for conflicts)."""
+    def draw(self, highlight: Iterable[int] = (), marker: str = "*", symbols: str = DECIMAL) -> str:
+        """The grid drawn with box borders; highlighted cells are flagged with `marker` (used for conflicts); above
+        9x9 the digits are numbers, or the characters of another convention of SYMBOLS."""
         n, k = self.n, self.k
         hl = set(highlight)
-        width = len(str(n))
+        alphabet = "." + symbol_alphabet(n, symbols) if writes_symbols(n, symbols) else None
+        width = 1 if alphabet else len(str(n))
         cell_w = width + 1
 
         def fmt(c: int) -> str:
             v = self.values[c]
-            s = str(v) if v else "."
+            s = alphabet[v] if alphabet else str(v) if v else "."
             return s.rjust(width) + (marker if c in hl else " ")
 
         sep = "+" + "+".join("-" * (k * cell_w + 1) for _ in range(k)) + "+"

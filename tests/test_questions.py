@@ -223,7 +223,7 @@ EXAMPLES = {
     "valid_closed_4x4.csv": (4, True, True, 1), "valid_closed_9x9.csv": (9, True, True, 1),
     "invalid_closed_9x9.csv": (9, True, False, 0), "impossible_obvious_9x9.csv": (9, False, True, 0),
     "impossible_subtle_9x9.csv": (9, False, True, 0), "multiple_solutions_9x9.csv": (9, False, True, 2),
-    "unique_16x16.csv": (16, False, True, 1),
+    "unique_16x16.csv": (16, False, True, 1), "unique_16x16_digits_letters.csv": (16, False, True, 1),
 }
 
 

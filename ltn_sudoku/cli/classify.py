@@ -136,12 +136,12 @@ def _writer(args: argparse.Namespace, out_kind: str | None, name: str, single: b
     """The writer of the output asked for: --out's kind (csv, jsonl), --json, or readable text."""
     if out_kind == "csv":
         return CsvWriter(csv_columns(not args.no_heuristics, not args.no_ltn, args.ltn_search > 0,
-                                     args.ltn_complete > 0))
+                                     args.ltn_complete > 0), args.symbols)
     if out_kind == "html":
-        return HtmlWriter(f"ltn-sudoku: {name}")
+        return HtmlWriter(f"ltn-sudoku: {name}", symbols=args.symbols)
     if out_kind == "jsonl" or args.json:
-        return JsonLinesWriter()
-    return TextWriter(name, single)
+        return JsonLinesWriter(args.symbols)
+    return TextWriter(name, single, args.symbols)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,6 +15,7 @@ from typing import Iterable, Iterator, Sequence
 
 from tqdm import tqdm
 
+from ltn_sudoku.board import SYMBOLS
 from ltn_sudoku.cli import UsageError
 from ltn_sudoku.io import (
     FORMATS,
@@ -26,6 +27,7 @@ from ltn_sudoku.io import (
     locks,
     parse_board_text,
     strict_json,
+    text_symbols,
 )
 from ltn_sudoku.io.locks import LockBusy, LockError, owner_text, remove_hint
 from ltn_sudoku.io.writers import spreadsheet_safe
@@ -59,14 +61,27 @@ def add_device_argument(p: argparse.ArgumentParser) -> None:
                         "(CUDA when present)")
 
 
+AUTO_SYMBOLS = "auto"  # --symbols: boards above 9x9 written back as each was read
+
+
+def output_symbols(chosen: str, record: BoardRecord) -> str:
+    """The convention (board.SYMBOLS) a board is written back in: as it was read (AUTO_SYMBOLS) or the one chosen."""
+    return record.symbols if chosen == AUTO_SYMBOLS else chosen
+
+
 def add_input_arguments(p: argparse.ArgumentParser) -> None:
-    """PATH | - | --board TEXT, and --format."""
+    """PATH | - | --board TEXT, --format and --symbols."""
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("path", nargs="?", help="board file (line .txt/.sdm, grid CSV, Kaggle CSV, table CSV); "
                                                 "'-' reads standard input")
     source.add_argument("--board", metavar="TEXT", help="one board given as text, e.g. '1.34 34.2 2143 432.'")
     p.add_argument("--format", choices=("auto", *FORMATS), default="auto",
                    help="input format of the file (default: detected from its first line)")
+    p.add_argument("--symbols", choices=(AUTO_SYMBOLS, *SYMBOLS), default=AUTO_SYMBOLS,
+                   help="how boards above 9x9 are written in the output: as each was read (auto: letters read, "
+                        "letters written), decimal (two digits per cell, 01-16), digits-letters (1-9 then A-G for "
+                        "16x16, A-P for 25x25) or letters (A-P, A-Y). Reading detects them: a 16x16 line of 256 "
+                        "symbols is 1-9 then A-G when it holds a digit, A-P otherwise")
 
 
 def add_engine_arguments(p: argparse.ArgumentParser) -> None:
@@ -177,7 +192,8 @@ def iter_input(args: argparse.Namespace) -> tuple[str, Iterator[BoardRecord]]:
     if args.board is not None:
         if args.format != "auto":
             raise UsageError("--format applies to files; --board text is always detected")
-        return BOARD_NAME, iter([BoardRecord(parse_board_text(args.board, BOARD_NAME), 1)])
+        board = parse_board_text(args.board, BOARD_NAME)
+        return BOARD_NAME, iter([BoardRecord(board, 1, symbols=text_symbols(args.board))])
     if args.path == "-":
         return STDIN_NAME, iter_stream_records(sys.stdin.buffer, STDIN_NAME, args.format)
     return args.path, iter_records(args.path, args.format)

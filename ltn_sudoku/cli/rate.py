@@ -12,6 +12,7 @@ from ltn_sudoku.cli.common import (
     add_input_arguments,
     engine_from_args,
     out_format,
+    output_symbols,
     progress,
     read_input,
     technique_names,
@@ -70,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
         level = result.level or UNSOLVABLE
         levels[level] += 1
         counts = result.technique_counts
-        row = {"puzzle": record.board.to_line(), "level": level, "score": result.score, "guessed": result.guessed,
-               "hardest": result.hardest, "steps": counts if out_kind == "jsonl" else _steps_text(counts)}
+        row = {"puzzle": record.board.to_line(output_symbols(args.symbols, record)), "level": level,
+               "score": result.score, "guessed": result.guessed, "hardest": result.hardest, "steps": counts if out_kind == "jsonl" else _steps_text(counts)}
         rows.append(row)
         if out_kind is None:
             print(f"{row['puzzle']}  {level:<10} {result.score:>6}  {result.hardest or '-'}"

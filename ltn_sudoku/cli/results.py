@@ -14,6 +14,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ltn_sudoku.answering import Answered
 from ltn_sudoku.cli import UsageError
+from ltn_sudoku.cli.common import AUTO_SYMBOLS, output_symbols
 from ltn_sudoku.io import strict_json
 from ltn_sudoku.io.writers import AtomicFile, spreadsheet_safe
 from ltn_sudoku.logic.answers.answer import LtnAnswer
@@ -105,34 +106,39 @@ class TextWriter:
 
     name: str
     single: bool
+    symbols: str = AUTO_SYMBOLS  # how boards above 9x9 are written: as each board was read, or one of board.SYMBOLS
 
     def head(self) -> str:
         return ""
 
     def __call__(self, answers: Sequence[Answered]) -> str:
         return "".join(render_report(a.report, self.name if self.single else
-                                     f"{self.name}, board {a.index + 1} (line {a.record.line})") + "\n\n"
+                                     f"{self.name}, board {a.index + 1} (line {a.record.line})",
+                                     output_symbols(self.symbols, a.record)) + "\n\n"
                        for a in answers)
 
     def tail(self, boards: int) -> str:
         return ""
 
 
-def _answer_dict(answer: Answered, moves: bool) -> dict[str, object]:
-    """One board's JSON object: where it is in the input, then its report (with or without the move list)."""
+def _answer_dict(answer: Answered, moves: bool, symbols: str = AUTO_SYMBOLS) -> dict[str, object]:
+    """One board's JSON object: where it is in the input, then its report (with or without the move list; boards
+    above 9x9 in `symbols`, or as the board was read)."""
     return {"index": answer.index, "line": answer.record.line, "id": answer.record.fields.get("id"),
-            **answer.report.as_dict(moves=moves)}
+            **answer.report.as_dict(moves=moves, symbols=output_symbols(symbols, answer.record))}
 
 
 @dataclass(frozen=True)
 class JsonLinesWriter:
     """One JSON object per board and line, every move included."""
 
+    symbols: str = AUTO_SYMBOLS
+
     def head(self) -> str:
         return ""
 
     def __call__(self, answers: Sequence[Answered]) -> str:
-        return "".join(json_line(_answer_dict(a, moves=True)) for a in answers)
+        return "".join(json_line(_answer_dict(a, moves=True, symbols=self.symbols)) for a in answers)
 
     def tail(self, boards: int) -> str:
         return ""
@@ -145,6 +151,7 @@ class HtmlWriter:
 
     title: str
     open_first: int = 1  # sections open when the page loads
+    symbols: str = AUTO_SYMBOLS
 
     def head(self) -> str:
         return page_head(self.title)
@@ -153,7 +160,8 @@ class HtmlWriter:
         parts = []
         for a in answers:
             ltn = a.ltn if isinstance(a.ltn, LtnAnswer) else None
-            parts.append(board_section(a.index, _answer_dict(a, moves=False), report_pictures(a.report),
+            parts.append(board_section(a.index, _answer_dict(a, moves=False, symbols=self.symbols),
+                                       report_pictures(a.report),
                                        None if ltn is None else ltn.picture(a.report.solution),
                                        opened=a.index < self.open_first, ltn_html=None if ltn is None else ltn.html()))
         return "".join(parts)
@@ -167,12 +175,13 @@ class CsvWriter:
     """CSV rows of fixed columns (csv_columns), after a header line."""
 
     columns: list[str]
+    symbols: str = AUTO_SYMBOLS
 
     def head(self) -> str:
         return csv_header(self.columns)
 
     def __call__(self, answers: Sequence[Answered]) -> str:
-        return csv_lines(self.columns, (_answer_dict(a, moves=False) for a in answers))
+        return csv_lines(self.columns, (_answer_dict(a, moves=False, symbols=self.symbols) for a in answers))
 
     def tail(self, boards: int) -> str:
         return ""

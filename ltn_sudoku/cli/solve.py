@@ -11,12 +11,14 @@ from typing import Sequence, cast
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.cli import UsageError
 from ltn_sudoku.cli.common import (
+    AUTO_SYMBOLS,
     add_device_argument,
     add_engine_arguments,
     add_input_arguments,
     check_html_out,
     engine_from_args,
     out_format,
+    output_symbols,
     progress,
     read_input,
     write_results,
@@ -63,20 +65,23 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
-def result_dict(index: int, record: BoardRecord, result: SolveResult) -> dict[str, object]:
-    """JSON-ready result of one board: steps with 0-based [row, col, digit] triples."""
+def result_dict(index: int, record: BoardRecord, result: SolveResult,
+                symbols: str = AUTO_SYMBOLS) -> dict[str, object]:
+    """JSON-ready result of one board: steps with 0-based [row, col, digit] triples; boards above 9x9 written in
+    `symbols` (--symbols: as the board was read by default)."""
     geo = record.board.geometry
+    written = output_symbols(symbols, record)
     return {
         "index": index,
         "line": record.line,
         "size": record.board.n,
-        "board": record.board.to_line(),
+        "board": record.board.to_line(written),
         "solutions": result.solutions,
         "solved": result.solved,
         "guessed": result.guessed,
         "level": result.level,
         "score": result.score,
-        "solution": result.final.to_line() if result.solved and result.final is not None else None,
+        "solution": result.final.to_line(written) if result.solved and result.final is not None else None,
         "reason": result.reason,
         "steps": [s.as_dict(geo) for s in result.steps],
     }
@@ -90,13 +95,13 @@ def outcome(result: SolveResult) -> str:
     return f"not solved: {result.reason}"
 
 
-def _text(name: str, result: SolveResult, explain: bool) -> str:
+def _text(name: str, result: SolveResult, explain: bool, symbols: str) -> str:
     lines = [f"{name}: {outcome(result)}"]
     if explain:
         width = len(str(len(result.steps)))
         lines += [f"  {i:>{width}}. {s.text}" for i, s in enumerate(result.steps, 1)]
     if result.final is not None:
-        lines.append(result.final.draw())
+        lines.append(result.final.draw(symbols=symbols))
     return "\n".join(lines)
 
 
@@ -143,7 +148,8 @@ def run_ltn(args: argparse.Namespace) -> int:
             except CheckpointError as e:
                 raise UsageError(str(e)) from None
         predictor = models[n]
-        data: dict[str, object] = {"index": index, "line": record.line, "size": n, "board": record.board.to_line()}
+        data: dict[str, object] = {"index": index, "line": record.line, "size": n,
+                                   "board": record.board.to_line(output_symbols(args.symbols, record))}
         if predictor is None:
             data.update(available=False, reason=LtnPredictor.unavailable_reason(n))
         elif args.complete:
@@ -177,7 +183,7 @@ def _solve_all(args: argparse.Namespace, engine: Engine, name: str, records: Seq
     results = []
     for index, record in enumerate(progress(records, writing_file=out_kind is not None)):
         result = engine.solve(record.board)
-        data = result_dict(index, record, result)
+        data = result_dict(index, record, result, args.symbols)
         if args.svg is not None:
             write_step_svgs(args.svg, index + 1, result)
         if html is not None:
@@ -188,7 +194,7 @@ def _solve_all(args: argparse.Namespace, engine: Engine, name: str, records: Seq
             print(strict_json.dumps(data), flush=True)
         else:
             title = name if len(records) == 1 else f"{name}, board {index + 1} (line {record.line})"
-            print(_text(title, result, args.explain) + "\n", flush=True)
+            print(_text(title, result, args.explain, output_symbols(args.symbols, record)) + "\n", flush=True)
     return results
 
 

@@ -17,15 +17,17 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO, Iterable, Iterator, Sequence
 
-from ltn_sudoku.board import SUPPORTED_SIZES, Board, line_board
+from ltn_sudoku.board import DECIMAL, SUPPORTED_SIZES, Board, line_board
 from ltn_sudoku.io.kaggle import is_kaggle_layout, kaggle_records
 from ltn_sudoku.io.records import (
     FORMATS,
     SOLUTION_COLUMNS,
     BoardRecord,
     FormatError,
+    cell_symbols,
     check_cells,
     decode_cells,
+    decode_symbols,
     is_board_length,
 )
 
@@ -63,9 +65,15 @@ def parse_board_text(text: str, name: str = "<board>") -> Board:
     first = numbered[0][1].strip()
     spaced = _is_spaced_grid_row(first) and len(first.split()) == len(numbered)  # '1 . 13 4' rows, values > 9 too
     if len(numbered) > 1 and (spaced or any("," in ln for _, ln in numbered)):
-        return _grid_block([ln.strip() for _, ln in numbered], name, numbered[0][0])
+        return _grid_block([ln.strip() for _, ln in numbered], name, numbered[0][0])[0]
     chars = [(ch, number, col + 1) for number, ln in numbered for col, ch in enumerate(ln) if ch not in _SEPARATORS]
     return _decode_scattered(chars, name)
+
+
+def text_symbols(text: str) -> str:
+    """The convention (board.SYMBOLS) a board given as free text (parse_board_text) is written in."""
+    return cell_symbols("".join(ch for ln in text.splitlines() if not ln.lstrip().startswith("#")
+                                for ch in ln if ch not in _SEPARATORS))
 
 
 # ---- reading raw lines ---------------------------------------------------------------------------------------------
@@ -171,15 +179,17 @@ def _content(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
 
 # ---- format detection ----------------------------------------------------------------------------------------------
 def _is_cell_token(token: str) -> bool:
-    return token == "." or (token.isascii() and token.isdigit() and len(token) <= 2)
+    """'.', a number of one or two digits, or one letter (a grid above 9x9 written with letters)."""
+    return token == "." or (token.isascii() and (token.isdigit() and len(token) <= 2
+                                                 or token.isalpha() and len(token) == 1))
 
 
 def _is_spaced_grid_row(text: str) -> bool:
     """'1 . 3 4': one row of a grid whose values are separated by spaces. Every cell spaced out on one line
-    ('1 . 3 4 3 4 . 2 ...') is a whole 4x4 or 9x9 board instead."""
+    ('1 . 3 4 3 4 . 2 ...') is a whole 4x4 or 9x9 board instead, unless it holds letters (a 16x16 row)."""
     tokens = text.split()
     return (len(tokens) in SUPPORTED_SIZES and all(map(_is_cell_token, tokens))
-            and not (all(len(t) == 1 for t in tokens) and is_board_length(len(tokens))))
+            and not (all(len(t) == 1 and not t.isalpha() for t in tokens) and is_board_length(len(tokens))))
 
 
 def detect_format(lines: Iterable[str]) -> str:
@@ -194,6 +204,8 @@ def detect_format(lines: Iterable[str]) -> str:
             return "table"  # a one-column CSV
         return "grid" if _is_spaced_grid_row(first) else "line"
     header = [h.strip().lower() for h in first.split(",")]
+    if len(header) in SUPPORTED_SIZES and all(len(h) <= 1 for h in header):
+        return "grid"  # one symbol per value: a grid row, even one of letters only (A-P)
     if "quizzes" in header:
         return "kaggle"
     if any(h in PUZZLE_COLUMNS for h in header) or all(h[:1].isalpha() for h in header):
@@ -207,14 +219,16 @@ def _line_record(text: str, path: str, number: int) -> BoardRecord:
     ('id puzzle rating': the id and the rating are kept as fields), or rows split by spaces."""
     tokens = text.split()
     if len(tokens) == 1:
-        return BoardRecord(decode_cells(tokens[0], path, number, text.index(tokens[0]) + 1), number)
+        return BoardRecord(decode_cells(tokens[0], path, number, text.index(tokens[0]) + 1), number,
+                           symbols=cell_symbols(tokens[0]))
     boards = [i for i, t in enumerate(tokens) if is_board_length(len(t))]
     if len(boards) == 1:
         i = boards[0]
         fields = {name: " ".join(part) for name, part in (("id", tokens[:i]), ("rating", tokens[i + 1:])) if part}
-        return BoardRecord(decode_cells(tokens[i], path, number, text.index(tokens[i]) + 1), number, fields)
+        return BoardRecord(decode_cells(tokens[i], path, number, text.index(tokens[i]) + 1), number, fields,
+                           cell_symbols(tokens[i]))
     chars = [(ch, number, col + 1) for col, ch in enumerate(text) if not ch.isspace()]
-    return BoardRecord(_decode_scattered(chars, path), number)
+    return BoardRecord(_decode_scattered(chars, path), number, symbols=cell_symbols("".join(c for c, _, _ in chars)))
 
 
 def _iter_line(content: Iterable[tuple[int, str]], path: str) -> Iterator[BoardRecord]:
@@ -253,20 +267,48 @@ def _grid_side(row: str, path: str | None, line: int) -> int:
     return count
 
 
-def _grid_block(rows: Sequence[str], path: str | None, first_line: int) -> Board:
-    """One grid from exactly its rows (consecutive lines starting at first_line)."""
+def _grid_block(rows: Sequence[str], path: str | None, first_line: int) -> tuple[Board, str]:
+    """One grid from exactly its rows (consecutive lines starting at first_line), and the convention of its values
+    (board.SYMBOLS: a grid above 9x9 may hold one symbol per cell, 1-9 then A-G or A-P)."""
     n = _grid_side(rows[0], path, first_line)
     if len(rows) != n:
         raise FormatError(f"grid has {len(rows)} rows: expected {n} rows of {n} comma-separated values",
                           path, first_line + min(len(rows), n))
-    values: list[int] = []
+    rows_fields = []
     for r, row in enumerate(rows):
         fields = _row_fields(row)
         if len(fields) != n:
             raise FormatError(f"row has {len(fields)} values: expected {n} comma-separated values",
                               path, first_line + r)
-        values.extend(_grid_value(f, n, path, first_line + r, col) for f, col in fields)
-    return Board(values, n)
+        rows_fields.append(fields)
+    if n > 9 and any(f.strip().isalpha() for fields in rows_fields for f, _ in fields):
+        return _symbol_grid(rows_fields, n, path, first_line)
+    values = [_grid_value(f, n, path, first_line + r, col)
+              for r, fields in enumerate(rows_fields) for f, col in fields]
+    return Board(values, n), DECIMAL
+
+
+def _symbol_grid(rows_fields: Sequence[Sequence[tuple[str, int]]], n: int, path: str | None,
+                 first_line: int) -> tuple[Board, str]:
+    """A grid whose values are one symbol each (letters present): decoded as one cell string, errors located."""
+    chars = []
+    for r, fields in enumerate(rows_fields):
+        for f, col in fields:
+            value = f.strip() or "."
+            if len(value) != 1:
+                raise FormatError(f"value {value!r} in a grid written with letters: expected one symbol per cell "
+                                  "(1-9 then A-G, or A-P), '.' or empty", path, first_line + r, col)
+            chars.append((value, first_line + r, col))
+    text = "".join(ch for ch, _, _ in chars)
+    symbols = cell_symbols(text)
+    if symbols == DECIMAL:
+        raise FormatError(f"a {n}x{n} grid written with letters: letters are read for 16x16 and 25x25 boards; "
+                          f"expected numbers 1..{n}", path, first_line)
+    try:
+        return decode_symbols(text, n, symbols, path), symbols
+    except FormatError as e:
+        _, line, column = chars[(e.column or 1) - 1]
+        raise FormatError(e.message, path, line, column) from None
 
 
 def _iter_grid(content: Iterable[tuple[int, str]], path: str) -> Iterator[BoardRecord]:
@@ -281,7 +323,8 @@ def _iter_grid(content: Iterable[tuple[int, str]], path: str) -> Iterator[BoardR
                               path, start + len(block))
         block.append(text.strip())
         if len(block) == side:
-            yield BoardRecord(_grid_block(block, path, start), start)
+            board, symbols = _grid_block(block, path, start)
+            yield BoardRecord(board, start, symbols=symbols)
             block = []
     if block:
         raise FormatError(f"grid starting at line {start} ends after {len(block)} rows (end of file): "
@@ -309,7 +352,7 @@ def _iter_csv(content: Iterator[tuple[int, str]], path: str, kaggle: bool) -> It
             if fields.get(name):
                 sol_col = sum(len(f) + 1 for f in row[: header.index(name)]) + 1
                 check_cells(fields[name].strip(), path, number, sol_col)  # validate now, not at first use
-        yield BoardRecord(board, number, fields)
+        yield BoardRecord(board, number, fields, cell_symbols(row[column].strip()))
 
 
 # ---- whole files ---------------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import IO, Any, Iterator, Sequence
 
-from ltn_sudoku.board import Board
+from ltn_sudoku.board import DECIMAL, Board, writes_symbols
 from ltn_sudoku.exact import solve
 from ltn_sudoku.io.locks import alive
 from ltn_sudoku.io.records import FORMATS, encode_cells
@@ -51,17 +51,21 @@ def spreadsheet_safe(value: object) -> object:
     return value
 
 
-def format_board(board: Board, fmt: str = "line") -> str:
-    """One board as text in a format (without header lines)."""
+def format_board(board: Board, fmt: str = "line", symbols: str = DECIMAL) -> str:
+    """One board as text in a format (without header lines); boards above 9x9 in a convention of board.SYMBOLS
+    (two decimal digits per cell, or one symbol: 1-9 then A-G, or letters A-P)."""
     if fmt == "line":
-        return encode_cells(board)
+        return encode_cells(board, symbols=symbols)
     if fmt == "grid":
+        if writes_symbols(board.n, symbols):
+            line = board.to_line(symbols)
+            return "\n".join(",".join(line[r * board.n:(r + 1) * board.n]) for r in range(board.n))
         width = 2 if board.n > 9 else 1  # aligned columns for two-digit values
         return "\n".join(",".join(f"{v:0{width}d}" for v in row) for row in board.rows())
     if fmt == "kaggle":
         return encode_cells(board, empty="0")
     if fmt == "table":
-        return "".join(f"{v:02d}" for v in board.values)
+        return board.to_line(symbols) if writes_symbols(board.n, symbols) else "".join(f"{v:02d}" for v in board.values)
     raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
 
 
@@ -288,13 +292,14 @@ def atomic_copy(source: str | os.PathLike[str], target: str | os.PathLike[str], 
         shutil.copyfileobj(src, out, 1 << 20)
 
 
-def boards_to_text(boards: Sequence[Board], fmt: str = "line", solutions: Sequence[Board | None] | None = None) -> str:
-    """A whole file's text in a format. `kaggle` needs solutions (solved here when not given); `table` writes a
-    `solution` column when solutions are given."""
+def boards_to_text(boards: Sequence[Board], fmt: str = "line", solutions: Sequence[Board | None] | None = None,
+                   symbols: str = DECIMAL) -> str:
+    """A whole file's text in a format, boards above 9x9 in a convention of board.SYMBOLS. `kaggle` needs solutions
+    (solved here when not given); `table` writes a `solution` column when solutions are given."""
     if fmt == "line":
-        return "".join(format_board(b, "line") + "\n" for b in boards)
+        return "".join(format_board(b, "line", symbols) + "\n" for b in boards)
     if fmt == "grid":
-        return "\n".join(format_board(b, "grid") + "\n" for b in boards)
+        return "\n".join(format_board(b, "grid", symbols) + "\n" for b in boards)
     buf = _io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     if fmt == "kaggle":
@@ -308,17 +313,18 @@ def boards_to_text(boards: Sequence[Board], fmt: str = "line", solutions: Sequen
     elif fmt == "table":
         if solutions is None:
             w.writerow(["puzzle"])
-            w.writerows([format_board(b, "table")] for b in boards)
+            w.writerows([format_board(b, "table", symbols)] for b in boards)
         else:
             w.writerow(["puzzle", "solution"])
             for b, s in zip(boards, solutions, strict=True):
-                w.writerow([format_board(b, "table"), format_board(s, "table") if s is not None else ""])
+                solution = format_board(s, "table", symbols) if s is not None else ""
+                w.writerow([format_board(b, "table", symbols), solution])
     else:
         raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
     return buf.getvalue()
 
 
 def write_boards(path: str | os.PathLike[str], boards: Sequence[Board], fmt: str = "line",
-                 solutions: Sequence[Board | None] | None = None) -> None:
-    """Write boards to a file atomically in one format."""
-    atomic_write_text(path, boards_to_text(boards, fmt, solutions))
+                 solutions: Sequence[Board | None] | None = None, symbols: str = DECIMAL) -> None:
+    """Write boards to a file atomically in one format (boards above 9x9 in a convention of board.SYMBOLS)."""
+    atomic_write_text(path, boards_to_text(boards, fmt, solutions, symbols))

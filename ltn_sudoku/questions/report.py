@@ -21,7 +21,7 @@ from typing import Iterable, Iterator, Protocol, Sequence, overload
 
 import numpy as np
 
-from ltn_sudoku.board import Board, Conflict, geometry, iter_bits
+from ltn_sudoku.board import DECIMAL, Board, Conflict, geometry, iter_bits
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.exact import WorkExceeded, solutions, solve_batch, solve_within
 from ltn_sudoku.questions.engine import Engine, KnownSolutions
@@ -180,20 +180,21 @@ class Report:
         """A copy with one more section (the way later answers join the report)."""
         return replace(self, sections=(*self.sections, section))
 
-    def as_dict(self, moves: bool = True) -> dict[str, object]:
-        """JSON-ready: 0-based cells; boards in the line format (io.encode_cells); sections' keys appended. With
-        moves=False the move list is replaced by its length and the counts `dead_ends`, `dead_ends_unknown`
-        (what a CSV row holds, without building a dict per move)."""
+    def as_dict(self, moves: bool = True, symbols: str = DECIMAL) -> dict[str, object]:
+        """JSON-ready: 0-based cells; boards in the line format (Board.to_line, boards above 9x9 in `symbols`, a
+        convention of board.SYMBOLS); sections' keys appended. With moves=False the move list is replaced by its
+        length and the counts `dead_ends`, `dead_ends_unknown` (what a CSV row holds, without building a dict per
+        move)."""
         out: dict[str, object] = {
             "size": self.board.n,
-            "board": self.board.to_line(),
+            "board": self.board.to_line(symbols),
             "givens": self.board.givens,
             "closed": self.closed,
             "valid": self.valid,
             "conflicts": [c.as_dict() for c in self.conflicts],
             "solvable": self.solvable,
             "solutions": self.solution_count,
-            "solution": self.solution.to_line() if self.solution is not None else None,
+            "solution": self.solution.to_line(symbols) if self.solution is not None else None,
             "no_solution_reason": self.no_solution_reason,
             "moves": self._move_dicts() if moves else len(self.moves),
             "dead_end_limit": self.dead_end_limit,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from itertools import groupby
 from typing import Sequence
 
-from ltn_sudoku.board import geometry
+from ltn_sudoku.board import DECIMAL, geometry
 from ltn_sudoku.questions.report import Move, Report
 
 LINE_WIDTH = 100
@@ -24,13 +24,13 @@ def _side_by_side(left: list[str], right: list[str], gap: int = 4) -> list[str] 
     return [a.ljust(width + gap) + b for a, b in zip(left, right, strict=True)]
 
 
-def _drawings(report: Report) -> list[str]:
+def _drawings(report: Report, symbols: str) -> list[str]:
     """The board (conflicts starred) and, when there is one, the solution beside or below it."""
     cells = sorted({c for conflict in report.conflicts for c in conflict.cells})
-    board = report.board.draw(highlight=cells, marker=CONFLICT_MARK).splitlines()
+    board = report.board.draw(highlight=cells, marker=CONFLICT_MARK, symbols=symbols).splitlines()
     if report.closed or report.solution is None:
         return board
-    solution = report.solution.draw().splitlines()
+    solution = report.solution.draw(symbols=symbols).splitlines()
     titles = ["board:", "solution:"]
     beside = _side_by_side([titles[0], *board], [titles[1], *solution])
     return beside if beside is not None else [titles[0], *board, titles[1], *solution]
@@ -74,13 +74,13 @@ def _solution_count_text(report: Report) -> str:
     return {0: "0 (no solution)", 1: "1 (unique)"}.get(report.solution_count, "at least 2")
 
 
-def _open_lines(report: Report) -> list[str]:
+def _open_lines(report: Report, symbols: str) -> list[str]:
     lines = ["Givens consistent: yes" if report.valid
              else f"Givens consistent: no, {len(report.conflicts)} conflicts (cells marked {CONFLICT_MARK}):"]
     lines += _conflict_lines(report)
     lines.append(f"Q2 solutions: {_solution_count_text(report)}")
     if report.solution is not None:
-        lines.append(f"Solution: {report.solution.to_line()}")
+        lines.append(f"Solution: {report.solution.to_line(symbols)}")
     elif report.no_solution_reason:
         lines.append(f"No solution because {report.no_solution_reason}")
     else:
@@ -93,13 +93,14 @@ def _open_lines(report: Report) -> list[str]:
     return lines
 
 
-def render_report(report: Report, title: str = "") -> str:
-    """The whole report as text; `title` (e.g. 'file.csv, board 3') heads it."""
+def render_report(report: Report, title: str = "", symbols: str = DECIMAL) -> str:
+    """The whole report as text; `title` (e.g. 'file.csv, board 3') heads it; boards above 9x9 are drawn and written
+    in `symbols` (a convention of board.SYMBOLS)."""
     b = report.board
     state = "closed" if report.closed else "open"
     head = f"{b.n}x{b.n}, {b.givens} givens, {state}"
-    lines = [f"== {title}: {head}" if title else f"== {head}", *_drawings(report)]
-    lines += _closed_lines(report) if report.closed else _open_lines(report)
+    lines = [f"== {title}: {head}" if title else f"== {head}", *_drawings(report, symbols)]
+    lines += _closed_lines(report) if report.closed else _open_lines(report, symbols)
     for section in report.sections:
         lines.append(f"{section.title}:")
         lines += [f"  {line}" for line in section.describe()]
