@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
+import importlib.util
 import json
 import os
 import re
@@ -480,6 +481,30 @@ def render_techniques() -> str:
     return "\n".join(out)
 
 
+def render_reproductions() -> str:
+    """docs/reproductions.md, rendered by scripts/_reproductions_page.py (scripts/reproduce.py's page) from
+    docs/results/reproductions/."""
+    spec = importlib.util.spec_from_file_location("_reproductions_page", ROOT / "scripts" / "_reproductions_page.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return str(module.render(RESULTS / "reproductions"))
+
+
+def _page_module(name: str) -> Any:
+    """A page renderer kept in its own file under scripts/ (scripts/_<page>_page.py), loaded by path."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def render_learned() -> str:
+    """docs/results/learned.md (scripts/_learned_page.py) from docs/results/learned/: the learned models by tier."""
+    return str(_page_module("_learned_page").render(RESULTS / "learned"))
+
+
 def _percent(value: object) -> str:
     return "—" if pd.isna(value) else f"{float(value):.1%}"  # type: ignore[arg-type]
 
@@ -557,6 +582,8 @@ PAGES: dict[str, Callable[[], str]] = {
     "results/guidance.md": render_guidance,
     "results/exact_sparse.md": render_exact_sparse,
     "results/literature.md": render_literature,
+    "results/learned.md": render_learned,
+    "reproductions.md": render_reproductions,
 }
 
 
