@@ -57,6 +57,25 @@ class Step:
         }
 
 
+@dataclass(frozen=True)
+class GridSummary:
+    """How much is left to do on a candidate grid: its unresolved (empty) cells and the candidates they hold."""
+
+    unresolved: int
+    candidates: int
+
+    @property
+    def mean(self) -> float:
+        """Candidates per unresolved cell (0.0 on a solved grid)."""
+        return self.candidates / self.unresolved if self.unresolved else 0.0
+
+    def as_dict(self) -> dict[str, object]:
+        return {"unresolved": self.unresolved, "candidates": self.candidates, "mean": round(self.mean, 2)}
+
+    def __str__(self) -> str:
+        return f"{self.unresolved} unresolved cells, {self.candidates} candidates ({self.mean:.2f} per cell)"
+
+
 class Contradiction(Exception):
     """The grid can no longer be completed (a cell lost its last candidate, or a placement clashed)."""
 
@@ -124,6 +143,10 @@ class CandidateGrid:
 
     def empty_cells(self) -> Iterator[int]:
         return (c for c, v in enumerate(self.values) if v == 0)
+
+    def summary(self) -> GridSummary:
+        """Unresolved cells and the candidates left on them (a placed cell's mask is 0)."""
+        return GridSummary(self.values.count(0), sum(m.bit_count() for m in self.masks))
 
     def places(self, unit: int, digit: int) -> int:
         """Cell-set int of the cells of `unit` where `digit` is a candidate."""

@@ -83,6 +83,8 @@ def result_dict(index: int, record: BoardRecord, result: SolveResult,
         "score": result.score,
         "solution": result.final.to_line(written) if result.solved and result.final is not None else None,
         "reason": result.reason,
+        "candidates": {"start": result.start.as_dict() if result.start else None,
+                       "end": result.end.as_dict() if result.end else None},
         "steps": [s.as_dict(geo) for s in result.steps],
     }
 
@@ -92,11 +94,14 @@ def outcome(result: SolveResult) -> str:
     if result.solved:
         how = "with search (guessed)" if result.guessed else "by logic"
         return f"solved {how}: level {result.level}, score {result.score}, {len(result.steps)} steps"
-    return f"not solved: {result.reason}"
+    left = f"; left: {result.end}" if result.end is not None and result.end.unresolved else ""
+    return f"not solved: {result.reason}{left}"
 
 
 def _text(name: str, result: SolveResult, explain: bool, symbols: str) -> str:
     lines = [f"{name}: {outcome(result)}"]
+    if result.start is not None:
+        lines.append(f"  candidates at the start: {result.start}")
     if explain:
         width = len(str(len(result.steps)))
         lines += [f"  {i:>{width}}. {s.text}" for i, s in enumerate(result.steps, 1)]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from ltn_sudoku.board import Board
-from ltn_sudoku.candidates import CandidateGrid, Contradiction, Step
+from ltn_sudoku.candidates import CandidateGrid, Contradiction, GridSummary, Step
 from ltn_sudoku.exact import solutions as exact_solutions
 from ltn_sudoku.questions.memory import MemoryTracker
 from ltn_sudoku.techniques.base import Technique
@@ -87,6 +87,8 @@ class SolveResult:
     score: int = 0
     level: str | None = None  # None when the puzzle has no solution
     reason: str | None = None  # why the path stopped early, if it did
+    start: GridSummary | None = None  # the candidate grid of the givens (None when they clash)
+    end: GridSummary | None = None  # the candidate grid where the path ended
 
     @property
     def logic_only(self) -> bool:
@@ -198,12 +200,13 @@ class Engine:
             result.reason = f"the givens conflict: {e}"
             result.final = board
             return result
+        result.start = grid.summary()
         known = known or KnownSolutions.of(board)
         result.solutions = known.count
         reference = known.first
         if reference is None:
             result.reason = "the puzzle has no solution" + (f" ({grid.dead_end()})" if grid.dead_end() else "")
-            result.final = board
+            result.final, result.end = board, result.start
             return result
         pipeline = self.techniques(board.n, unique=known.count == 1)
         levels: list[str] = []
@@ -234,6 +237,7 @@ class Engine:
         else:
             result.reason = f"stopped after {self.max_steps} steps"
         result.final = grid.to_board()
+        result.end = grid.summary()
         result.solved = grid.is_solved
         if result.solved:
             result.level = level_for(levels, result.score)

@@ -8,6 +8,7 @@ from itertools import groupby
 from typing import Sequence
 
 from ltn_sudoku.board import DECIMAL, geometry
+from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.questions.report import Move, Report
 
 LINE_WIDTH = 100
@@ -78,6 +79,8 @@ def _open_lines(report: Report, symbols: str) -> list[str]:
     lines = ["Givens consistent: yes" if report.valid
              else f"Givens consistent: no, {len(report.conflicts)} conflicts (cells marked {CONFLICT_MARK}):"]
     lines += _conflict_lines(report)
+    if report.valid:
+        lines.append(f"Candidates: {CandidateGrid.from_board(report.board).summary()}")
     lines.append(f"Q2 solutions: {_solution_count_text(report)}")
     if report.solution is not None:
         lines.append(f"Solution: {report.solution.to_line(symbols)}")
