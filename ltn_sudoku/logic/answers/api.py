@@ -239,5 +239,5 @@ def load_model(name_or_path: str | os.PathLike[str], device: str = "cpu") -> Boa
     model, ops, payload = load_checkpoint_model(path, device=device)
     if model_kind(payload["config"]) == "visual":
         return VisualModel(model, ops, path, name, device)
-    # the process's threads (classify-board pins 1 per process: its batches are small)
-    return BoardModel(LtnPredictor(model, ops, path, threads=None), name)
+    # one CPU thread, as classify-board answers (on one board's batch more threads cost more than they save)
+    return BoardModel(LtnPredictor(model, ops, path, threads=1), name)
