@@ -8,7 +8,15 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.techniques.hodoku import hodoku_exemplars, load_cases
 from ltn_sudoku.techniques.soundness import SINGLES, run_pure, sweep_sound, walk_sound
-from ltn_sudoku.techniques.wings import TECHNIQUES, find_w_wings, find_wxyz_wings, find_xy_wings, find_xyz_wings
+from ltn_sudoku.questions.engine import Engine
+from ltn_sudoku.techniques.wings import (
+    TECHNIQUES,
+    XYZ_WING_WRITE_UP,
+    find_w_wings,
+    find_wxyz_wings,
+    find_xy_wings,
+    find_xyz_wings,
+)
 from tests.techniques_helpers import marked_grid, mixed_corpus
 
 FINDERS = [t.finder for t in TECHNIQUES]
@@ -46,6 +54,19 @@ def test_xyz_wing_must_not_fire_without_a_common_peer_holding_z() -> None:
     assert texts(grid, find_xyz_wings) == []
     # a bivalue pivot makes an XY-Wing, not an XYZ-Wing
     assert texts(marked_grid(candidates={"r1c1": "12", "r1c2": "13", "r4c1": "23"}), find_xyz_wings) == []
+
+
+def test_xyz_wing_in_one_unit_fires_here_and_not_under_the_write_up_rule() -> None:
+    """The write-up forbids three cells in one unit (a naked triple there); the registered finder keeps the step (sound:
+    z is in one of the three cells either way), XYZ_WING_WRITE_UP drops it and keeps the two-unit pattern."""
+    one_box = marked_grid(candidates={"r1c1": "123", "r1c2": "13", "r2c1": "23"})
+    assert texts(one_box, find_xyz_wings) == ["XYZ-Wing: 1/2/3 in r1c1,r1c2,r2c1 => r1c3,r2c2,r2c3,r3c1,r3c2,r3c3<>3"]
+    assert texts(one_box, XYZ_WING_WRITE_UP.finder) == []
+    two_units = marked_grid(candidates={"r1c1": "123", "r1c2": "13", "r4c1": "23"})
+    assert texts(two_units, XYZ_WING_WRITE_UP.finder) == texts(two_units, find_xyz_wings)
+    engine = Engine([XYZ_WING_WRITE_UP])
+    assert [t.name for t in engine.techniques(9)] == ["XYZ-Wing"] and engine.next_step(one_box,
+                                                                                    engine.techniques(9)) is None
 
 
 def _w_wing_grid(link_row: str) -> CandidateGrid:

@@ -7,6 +7,8 @@ candidate pattern.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import partial
 from itertools import combinations
 
 from ltn_sudoku.board import iter_bits
@@ -55,9 +57,13 @@ def find_xy_wings(grid: CandidateGrid) -> list[Step]:
     return steps
 
 
-def find_xyz_wings(grid: CandidateGrid) -> list[Step]:
-    """Pivot xyz sees pincers xz and yz: one of the three is z, so z goes from cells that see all three."""
-    masks, peer_bits = grid.masks, grid.geo.peer_bits
+def find_xyz_wings(grid: CandidateGrid, one_unit: bool = True) -> list[Step]:
+    """Pivot xyz sees pincers xz and yz: one of the three is z, so z goes from cells that see all three.
+
+    `one_unit=False` is the XYZ-Wing write-up's rule: the three cells must not share one unit (there they are a naked
+    triple, which removes z, x and y from the unit). Either way every step is sound; the registered technique keeps
+    them (HoDoKu's XYZ-Wing does too), XYZ_WING_WRITE_UP drops them."""
+    masks, peer_bits, units_of = grid.masks, grid.geo.peer_bits, grid.geo.units_of_cell
     bivalue_bits = sum(1 << c for c in _cells_with_count(grid, 2))
     steps: list[Step] = []
     for pivot in _cells_with_count(grid, 3):
@@ -66,6 +72,8 @@ def find_xyz_wings(grid: CandidateGrid) -> list[Step]:
         for first, second in combinations(pincers, 2):
             m1, m2 = masks[first], masks[second]
             if m1 == m2 or m1 | m2 != xyz:
+                continue
+            if not one_unit and set(units_of[pivot]) & set(units_of[first]) & set(units_of[second]):
                 continue
             digit = _digit(m1 & m2)
             targets = peer_bits[pivot] & peer_bits[first] & peer_bits[second] & grid.digit_cells[digit]
@@ -172,3 +180,6 @@ TECHNIQUES: list[Technique] = [
     Technique("XYZ-Wing", "Wings", find_xyz_wings, score=180, level="Hard", hodoku_codes=("0801",)),
     Technique("WXYZ-Wing", "Wings", find_wxyz_wings, score=240, level="Unfair", hodoku_codes=("0802",)),
 ]
+# The XYZ-Wing of the write-up, whose three cells never share a unit: not registered (the registry keeps one technique
+# per name); Engine([..., XYZ_WING_WRITE_UP, ...]) uses it in place of the registered XYZ-Wing (same name and score).
+XYZ_WING_WRITE_UP = replace(TECHNIQUES[2], finder=partial(find_xyz_wings, one_unit=False))
