@@ -6,9 +6,9 @@ import pytest
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.candidates import CandidateGrid
+from ltn_sudoku.questions.engine import Engine
 from ltn_sudoku.techniques.hodoku import hodoku_exemplars, load_cases
 from ltn_sudoku.techniques.soundness import SINGLES, run_pure, sweep_sound, walk_sound
-from ltn_sudoku.questions.engine import Engine
 from ltn_sudoku.techniques.wings import (
     TECHNIQUES,
     XYZ_WING_WRITE_UP,
