@@ -291,22 +291,34 @@ def ltn(folder: Path) -> tuple[str, list[tuple[str, str, str, str]]]:
     if meta is None:
         return "\n".join(out + [_missing("ltn")]), []
     counts = pd.read_csv(folder / "ltn.csv")
-    boards = list(dict.fromkeys(counts.board))
+    boards = pd.read_csv(folder / "ltn_boards.csv")
+    lines = dict(zip(boards.board, boards.line))
     out.append(
-        "The LTN system's worked example boards ship exactly as the study gives them (data/examples/seed_4x4.csv, "
-        "seed_9x9.csv). A plain recount on each board as given (`scripts/reproduce.py`'s `singles_counts`, the "
-        "package's Naked Single and Hidden Single finders):\n")
+        "The LTN system's worked example boards ship exactly as given: the seed's (`data/examples/seed_*.csv`) and "
+        "those of a public repository of an LTN Sudoku system with two models and three questions "
+        "(biankavm/sudoku-ltn-torch, `sudokus/`, byte for byte under `data/examples/sudoku-ltn-torch/`; its 9x9 "
+        "example is the seed's). Each board, its solutions (counted to 2) and whether its givens clash:\n")
     out.append(_provenance(meta))
+    out.append(_table(("board", "file", "board as a line", "givens clash", "solutions"),
+                      [(r.board, f"`{r.file}`", f"`{r.line}`", "yes" if str(r.givens_clash).lower() == "true" else "no",
+                        r.solutions) for r in boards.itertuples()], "lllrr"))
+    same = [(a, b) for a in lines for b in lines if a < b and lines[a] == lines[b]]
+    if same:
+        out.append("\nThe same board under two names: " + "; ".join(f"{a} = {b}" for a, b in same) + ".\n")
+    named = list(dict.fromkeys(counts.board))
+    out.append("\nA plain recount on each open board with consistent givens, as given (`singles_counts` in "
+               "`scripts/reproduce.py`: the package's Naked Single and Hidden Single finders):\n")
     pivot = counts.pivot_table(index="figure", columns="board", values="ours", aggfunc="first", sort=False)
-    out.append(_table(("figure", *boards), [(f, *(pivot.at[f, b] for b in boards)) for f in pivot.index],
-                      "l" + "r" * len(boards)))
+    out.append(_table(("figure", *named), [(f, *(pivot.at[f, b] for b in named)) for f in pivot.index],
+                      "l" + "r" * len(named)))
     out.append(
-        "\n**Differences, explained.** The audit behind issue 48 found the study's 9x9 singles counts at odds with a "
-        "plain recount. A count of "
-        "singles depends on what is counted: a hidden single found in two or three units is one cell but two or "
-        "three (unit, digit) pairs, a cell can be a naked and a hidden single at once, and counting along a solving "
-        "path (after each placement) gives more than counting on the board as given. The rows above give each of "
-        "these counts; the study's own figures, where recorded, follow.\n")
+        "\n**Differences, explained.** An audit of this package against the studies found the study's 9x9 singles counts at odds with a "
+        "plain recount. A count of singles depends on what is counted: a hidden single found in two or three units is "
+        "one cell but two or three (unit, digit) pairs; a cell can be a naked and a hidden single at once; counting "
+        "along a solving path (after each placement) gives more than counting on the board as given. The repository "
+        "above lists a hidden single once per row, column and box in which the digit has one place (its `main.py`), "
+        "so its hidden singles are the (unit, digit) row, not the cells. Its open 4x4 example is not the seed's: one "
+        "open cell sits elsewhere, and both have the same single solution.\n")
     out.append(_reported(folder, "ltn"))
     recipe = _extra(folder, "ltn_recipe.json")
     out.append("\n### The LTN recipe experiment\n")

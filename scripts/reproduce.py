@@ -39,7 +39,7 @@ import _reproductions_page as page  # noqa: E402
 
 from ltn_sudoku.board import Board  # noqa: E402
 from ltn_sudoku.candidates import CandidateGrid  # noqa: E402
-from ltn_sudoku.exact import backtracking, dlx, solve_within  # noqa: E402
+from ltn_sudoku.exact import backtracking, count_solutions, dlx, solve_within  # noqa: E402
 from ltn_sudoku.genetic import GeneticConfig, GeneticResult  # noqa: E402
 from ltn_sudoku.genetic import solve as genetic_solve  # noqa: E402
 from ltn_sudoku.io import atomic_write_text, read_boards  # noqa: E402
@@ -63,7 +63,12 @@ STUDY_13: tuple[str, ...] = (
 HUMAN_SOLVERS = ("human13", "human63", "backtracking")
 QQWING_LEVELS = ("simple", "easy", "intermediate", "expert")
 PREPROCESS_SETS = ("qqwing_simple", "qqwing_easy", "qqwing_intermediate", "qqwing_expert", "top95")
-LTN_EXAMPLES = ("seed_4x4", "seed_9x9")
+# The LTN system's worked examples: the seed's (as the package names them) and a public LTN repository's, byte for byte
+LTN_EXAMPLES: dict[str, str] = {
+    "seed_4x4": "examples/seed_4x4.csv", "seed_9x9": "examples/seed_9x9.csv",
+    **{f"repo_{name}": f"examples/sudoku-ltn-torch/exemplo_{name}.csv"
+       for name in ("4x4_aberto_valido", "9x9_aberto_valido", "9x9_aberto_invalido", "4x4_fechado_valido",
+                    "9x9_fechado_valido")}}
 
 
 # ---- shared -----------------------------------------------------------------------------------------------------------
@@ -297,16 +302,15 @@ def run_preprocess(args: argparse.Namespace) -> None:
 
 # ---- the LTN system's worked examples -----------------------------------------------------------------------------
 def singles_counts(board: Board) -> dict[str, int]:
-    """What a plain recount finds on the board as given: the open cells, the candidates, the naked singles, the hidden
-    singles (by cell, and by unit and digit: a cell can be the one place in two or three units), the cells either
-    kind places, and the cells the singles loop fills before it stops."""
+    """What a plain recount finds on an open board as given: the open cells, the candidates, the naked singles, the
+    hidden singles (by cell, and by unit and digit: a cell can be the one place in two or three units), the cells
+    either kind places, and the cells the singles loop fills before it stops."""
     grid = CandidateGrid.from_board(board)
     naked_single, hidden_single = resolve(["Naked Single", "Hidden Single"])
     naked = {p for s in naked_single.finder(grid) for p in s.placements}
     hidden = {p for s in hidden_single.finder(grid) for p in s.placements}
-    geo = grid.geo
     by_unit = 0
-    for cells in geo.units:
+    for cells in grid.geo.units:
         for digit in range(1, board.n + 1):
             if digit in (board.values[c] for c in cells):
                 continue
@@ -321,13 +325,18 @@ def singles_counts(board: Board) -> dict[str, int]:
 
 
 def run_ltn(args: argparse.Namespace) -> None:
-    rows = []
-    for name in LTN_EXAMPLES:
-        board = read_boards(DATA_DIR / "examples" / f"{name}.csv")[0]
-        for figure, value in singles_counts(board).items():
-            rows.append({"board": name, "figure": figure, "ours": value})
-        say(f"[ltn] {name}: {board.to_line()}")
-    record(args, "ltn", {"ltn.csv": (rows, ("board", "figure", "ours"))}, {"boards": list(LTN_EXAMPLES)})
+    boards, counts = [], []
+    for name, relative in LTN_EXAMPLES.items():
+        board = read_boards(DATA_DIR / relative)[0]
+        solutions = count_solutions(board, 2) if board.is_consistent else 0
+        boards.append({"board": name, "file": f"data/{relative}", "line": board.to_line(),
+                       "givens_clash": not board.is_consistent, "solutions": solutions})
+        if board.is_consistent and not board.is_closed:
+            counts += [{"board": name, "figure": f, "ours": v} for f, v in singles_counts(board).items()]
+        say(f"[ltn] {name}: {board.to_line()} ({solutions} solution{'s' if solutions != 1 else ''}"
+            f"{', givens clash' if not board.is_consistent else ''})")
+    record(args, "ltn", {"ltn_boards.csv": (boards, ("board", "file", "line", "givens_clash", "solutions")),
+                         "ltn.csv": (counts, ("board", "figure", "ours"))}, {"boards": list(LTN_EXAMPLES)})
 
 
 # ---- command line -----------------------------------------------------------------------------------------------------

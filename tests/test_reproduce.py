@@ -59,6 +59,10 @@ def test_every_study_writes_its_files_and_the_page(tmp_path: Path, capsys: pytes
     pre = rows(out / "preprocess.csv")
     assert len(pre) == 1 and pre[0]["pre_solved"] == "False" and int(pre[0]["filled"]) > 0
     assert {r["figure"] for r in rows(out / "ltn.csv")} >= {"naked singles", "hidden singles (cells)"}
+    boards = {r["board"]: r for r in rows(out / "ltn_boards.csv")}
+    assert boards["seed_9x9"]["line"] == boards["repo_9x9_aberto_valido"]["line"]  # the study's board, shipped
+    assert (boards["repo_9x9_aberto_invalido"]["givens_clash"], boards["repo_9x9_aberto_invalido"]["solutions"]) \
+        == ("True", "0")
 
     text = page.read_text(encoding="utf-8")
     assert text == script.page.render(out)  # the page is what the files render to
