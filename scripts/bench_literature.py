@@ -45,6 +45,7 @@ from render_docs import paired_bootstrap  # noqa: E402
 from ltn_sudoku.board import Board  # noqa: E402
 from ltn_sudoku.io import atomic_write_text  # noqa: E402
 from ltn_sudoku.logic.answers.model_order import ModelOrder  # noqa: E402
+from ltn_sudoku.logic.checkpoints import load_checkpoint  # noqa: E402
 from ltn_sudoku.logic.evaluation.evaluate import sample_public  # noqa: E402
 from ltn_sudoku.logic.evaluation.literature import LITERATURE_FILES, SHIPPED_STAND_INS, public_file, read_public  # noqa: E402
 from ltn_sudoku.paths import CHECKPOINTS_DIR, DataNotFound  # noqa: E402
@@ -78,10 +79,13 @@ def cpu_name() -> str:
 
 
 def model_compute(name: str) -> dict[str, Any]:
-    """Training boards seen and CPU hours of the shipped checkpoint (its metrics.json; the last stage of a chain)."""
+    """Training data, boards seen and CPU hours of the shipped checkpoint (its config, and its metrics.json: the last
+    stage of a chain)."""
     metrics = json.loads((CHECKPOINTS_DIR / f"{name}.metrics.json").read_text())
     training = metrics.get("training", {})
-    return {"model": name, **MODELS[name], "experiment": metrics.get("experiment", ""),
+    data = load_checkpoint(CHECKPOINTS_DIR / f"{name}.pt")["config"]["data"]
+    origin = "generated boards" + (" and real Kaggle rows" if data.get("kaggle_path") else "")
+    return {"model": name, **MODELS[name], "experiment": metrics.get("experiment", ""), "train_data": origin,
             "train_boards_seen": training.get("train/boards_seen"),
             "train_cpu_hours": round(float(training.get("train/cpu_seconds", float("nan"))) / 3600, 3)}
 

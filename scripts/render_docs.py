@@ -522,8 +522,9 @@ def render_literature() -> str:
            "(17-34 givens), SATNet's set and Sudoku-Extreme. `ltn-sudoku data fetch literature` downloads them "
            "([the data sets](../data.md)). Each published figure is set beside ours with both sides' supervision, "
            "inputs and training compute. Ours are far lower: that is the finding, dated by compute (our models "
-           f"trained on {models.train_boards_seen.min():,.0f} to {models.train_boards_seen.max():,.0f} generated "
-           f"boards in {models.train_cpu_hours.min():.2f} to {models.train_cpu_hours.max():.2f} CPU hours, without "
+           f"trained on {models.train_boards_seen.min():,.0f} to {models.train_boards_seen.max():,.0f} boards "
+           f"({' / '.join(sorted(set(models.train_data)))}) in {models.train_cpu_hours.min():.2f} to "
+           f"{models.train_cpu_hours.max():.2f} CPU hours, without "
            "solutions; the literature's on 9,000 to 1,000,000 boards or augmented boards, with their solutions "
            "except ConsFormer, on GPUs). *Solved* is one thing on both sides: the model's answer from the puzzle as given is the "
            "solution, with no search.\n",
@@ -550,7 +551,8 @@ def render_literature() -> str:
         m = models.loc[r.model]
         rows.append((r.set, r.read_as, r.puzzles, m["label"], _percent(r.solved), _percent(r.singles_solved),
                      f"{100 * r.difference:+.1f} [{100 * r.low:+.1f}, {100 * r.high:+.1f}]", m["supervision"],
-                     m["inputs"], f"{int(m['train_boards_seen']):,}", f"{m['train_cpu_hours']:.2f}"))
+                     m["inputs"], f"{int(m['train_boards_seen']):,} ({m['train_data']})",
+                     f"{m['train_cpu_hours']:.2f}"))
     out.append(_table(("set", "read as", "puzzles", "model", "solved", "singles loop",
                        "difference, points [95 % CI]", "supervision", "inputs", "training boards",
                        "training CPU hours"), rows, "llrlrrrllrr"))
