@@ -509,6 +509,12 @@ def _percent(value: object) -> str:
     return "—" if pd.isna(value) else f"{float(value):.1%}"  # type: ignore[arg-type]
 
 
+def render_model_cards() -> str:
+    """docs/models.md (scripts/_model_cards_page.py): a card for every shipped checkpoint, from its config and
+    metrics.json."""
+    return str(_page_module("_model_cards_page").render(ROOT / "checkpoints"))
+
+
 def render_literature() -> str:
     """docs/results/literature.md: the published figures (published.csv, entered by hand from the sources it names)
     beside our shipped models on the same sets (scripts/bench_literature.py's ours.csv, models.csv, literature.json)."""
@@ -586,6 +592,7 @@ PAGES: dict[str, Callable[[], str]] = {
     "results/literature.md": render_literature,
     "results/learned.md": render_learned,
     "reproductions.md": render_reproductions,
+    "models.md": render_model_cards,
 }
 
 
