@@ -101,13 +101,15 @@ def _one_hot(text: str) -> torch.Tensor:
     return torch.nn.functional.one_hot(digits, 10)[..., 1:].float()  # 0 (empty) -> all zeros, as SATNet's features
 
 
-def test_satnet_reader_reads_its_tensors(tmp_path: Path) -> None:
+@pytest.mark.parametrize("legacy, dtype", [(False, torch.float32), (True, torch.uint8)])
+def test_satnet_reader_reads_its_tensors(tmp_path: Path, legacy: bool, dtype: torch.dtype) -> None:
+    """SATNet's files date from 2019: torch's pickle format before its zip format (legacy), any dtype."""
     path = tmp_path / "sudoku.zip"
     with zipfile.ZipFile(path, "w") as archive:
         for leaf, tensor in (("features.pt", torch.stack([_one_hot(PUZZLE)] * 2)),
                              ("labels.pt", torch.stack([_one_hot(SOLUTION)] * 2))):
             with archive.open(f"sudoku/{leaf}", "w") as member:
-                torch.save(tensor, member)
+                torch.save(tensor.to(dtype), member, _use_new_zipfile_serialization=not legacy)
     assert literature_layout(path) == "satnet"
     boards = read_satnet(path)
     assert len(boards) == 2 and "".join(map(str, boards[1].values)) == PUZZLE
@@ -140,3 +142,21 @@ def test_the_stand_in_follows_the_recipe_and_is_reproducible() -> None:
     run = subprocess.run([sys.executable, "scripts/make_rrn_recipe_sample.py", "--check"], cwd=REPO_ROOT,
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"not a pickle", "not a torch tensor file"),
+    ("tensor-of-wrong-shape", r"shape \(N, 9, 9, 9\)"),
+])
+def test_satnet_reader_refuses_other_members_in_one_line(tmp_path: Path, content: object, message: str) -> None:
+    path = tmp_path / "sudoku.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        for leaf in ("features.pt", "labels.pt"):
+            with archive.open(f"sudoku/{leaf}", "w") as member:
+                if isinstance(content, bytes):
+                    member.write(content)
+                else:
+                    torch.save(torch.zeros(2, 81), member)
+    with pytest.raises(FormatError, match=message) as caught:
+        read_satnet(path)
+    assert "\n" not in str(caught.value)

@@ -48,7 +48,7 @@ def _satnet_tensor(archive: zipfile.ZipFile, leaf: str, name: str) -> torch.Tens
     if not isinstance(tensor, torch.Tensor) or tensor.dim() != 4 or tuple(tensor.shape[1:]) != (9, 9, 9):
         shape = tuple(tensor.shape) if isinstance(tensor, torch.Tensor) else type(tensor).__name__
         raise FormatError(f"{leaf} must be a tensor of shape (N, 9, 9, 9) (one-hot digits), not {shape}", name)
-    return tensor
+    return tensor.float()  # any dtype the authors stored (uint8, float)
 
 
 def read_satnet(path: str | os.PathLike[str]) -> list[Board]:
