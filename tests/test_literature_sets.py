@@ -4,6 +4,7 @@ reads when a full set is not fetched."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 import zipfile
@@ -14,11 +15,12 @@ import pytest
 import torch
 
 from ltn_sudoku.datasets import registry
+from ltn_sudoku.datasets.serve import LocalServer
 from ltn_sudoku.io.literature import literature_layout, read_rrn, read_sudoku_extreme
 from ltn_sudoku.io.records import FormatError
 from ltn_sudoku.logic.evaluation.evaluate import PUBLIC_SETS
 from ltn_sudoku.logic.evaluation.literature import LITERATURE_FILES, public_file, read_public, read_satnet
-from ltn_sudoku.paths import DATA_DIR, REPO_ROOT, DataNotFound
+from ltn_sudoku.paths import DATA_DIR, DATA_HOME_VARIABLE, REPO_ROOT, DataNotFound
 from tests.test_data_fetch import data_cli
 
 PUZZLE = "530070000600195000098000060800060003400803001700020006060000280000419005000080079"
@@ -160,3 +162,41 @@ def test_satnet_reader_refuses_other_members_in_one_line(tmp_path: Path, content
     with pytest.raises(FormatError, match=message) as caught:
         read_satnet(path)
     assert "\n" not in str(caught.value)
+
+
+def _satnet_zip(path: Path, count: int) -> Path:
+    with zipfile.ZipFile(path, "w") as archive:
+        for leaf, text in (("features.pt", PUZZLE), ("labels.pt", SOLUTION)):
+            with archive.open(f"sudoku/{leaf}", "w") as member:
+                torch.save(torch.stack([_one_hot(text)] * count), member)
+    return path
+
+
+def test_fetched_sets_are_read_as_themselves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """`data fetch literature` against a local server holding each set in its published layout: the files land
+    where evaluate.public looks (trust on first use recorded), and evaluate reads each set under its own name."""
+    served = tmp_path / "served"
+    served.mkdir()
+    files = {"rrn-hard": _rrn_zip(served / "sudoku-hard.zip", {"train": "", "valid": "",
+                                                               "test": f"{PUZZLE},{SOLUTION}\n" * 3}),
+             "satnet-sudoku": _satnet_zip(served / "sudoku.zip", 4),
+             "sudoku-extreme": served / "test.csv"}
+    files["sudoku-extreme"].write_text("source,question,answer,rating\n" +
+                                       f"puzzles0_kaggle,{PUZZLE.replace('0', '.')},{SOLUTION},0\n" * 5)
+    home = tmp_path / "home"
+    monkeypatch.setenv(DATA_HOME_VARIABLE, str(home))
+    with LocalServer({f"/{name}": path for name, path in files.items()}) as server:
+        local = tuple(dataclasses.replace(s, files=tuple(dataclasses.replace(f, urls=(server.url(f"/{s.name}"),))
+                                                         for f in s.files))
+                      for s in registry.select(["literature"]).sets)
+        monkeypatch.setattr(registry, "SETS", local)
+        status, out, err = data_cli(capsys, "fetch", "literature")
+    assert status == 0, err
+    assert out.count("trust on first use") == 3
+    counts = {"rrn_hard": 3, "satnet": 4, "sudoku_extreme": 5}
+    for name, count in counts.items():
+        read_as, path = public_file(name, PUBLIC_SETS)
+        assert read_as == name and path == home / LITERATURE_FILES[name]
+        boards = read_public(path)
+        assert len(boards) == count and "".join(map(str, boards[0].values)) == PUZZLE
