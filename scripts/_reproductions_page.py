@@ -73,6 +73,52 @@ def _bool(series: pd.Series) -> pd.Series:
 
 
 # ---- generalized ------------------------------------------------------------------------------------------------------
+def _further_run(folder: Path, name: str) -> tuple[str, list[tuple[str, str, str, str]]]:
+    """Another run of the generalized experiment (`reproduce.py generalized --name NAME`): other puzzles, solvers or
+    limits. Per size and solver, how many finished and how many gave the study's count; the runs that took the study
+    over a second, or did not finish here, one by one."""
+    meta = _meta(folder, name)
+    assert meta is not None
+    runs = pd.read_csv(folder / f"{name}.csv").merge(pd.read_csv(folder / f"{name}_study.csv"),
+                                                     on=["size", "puzzle", "solver"], how="left",
+                                                     suffixes=("", "_study"))
+    runs["solved"] = _bool(runs["solved"])
+    out = [f"\nA further run, `{name}`: the first {meta['count']} puzzles of box sizes "
+           f"{', '.join(map(str, meta['ranks']))}, {', '.join(meta['solvers'])}, {meta['limit_s']} CPU s per puzzle"
+           + (" (the study's recorded runs read: " + ", ".join(f"{k}: {v}" for k, v in meta["study_rows"].items())
+              + "; beyond the shipped ones they come from the data home, `ltn-sudoku data fetch generalized`)"
+              if meta.get("study_rows") else "") + ":\n",
+           _provenance(meta)]
+    rows, summary = [], []
+    for (size, solver), group in runs.groupby(["size", "solver"], sort=True):
+        done = group[group.solved & group.iterations_study.notna()]
+        equal = int((done.iterations == done.iterations_study).sum())
+        recorded = group[group.iterations_study.notna()]
+        rows.append((f"{size}x{size}", solver, len(group), int(group.solved.sum()), f"{equal} / {len(done)}",
+                     _s(group[group.solved].seconds.mean()) if group.solved.any() else "-",
+                     _s(recorded.seconds_study.mean()) if len(recorded) else "-"))
+        if len(recorded):
+            summary.append(("generalized", f"{solver}: {'backtracks' if solver == 'backtracking' else 'link updates'}, "
+                            f"{len(group)} {size}x{size} puzzles ({meta['limit_s']} s limit)",
+                            f"{_n(recorded.iterations_study.sum())} in all, mean {_s(recorded.seconds_study.mean())} s",
+                            f"equal on {equal} / {len(done)} finished of {len(group)}; mean "
+                            f"{_s(done.seconds.mean()) if len(done) else '-'} s"))
+    out.append(_table(("size", "solver", "puzzles", "finished", "iterations equal to the study's (finished)",
+                       "ours: mean s (finished)", "study: mean s"), rows, "llrrrrr"))
+    slow = runs[(runs.seconds_study > 1) | ~runs.solved]
+    if len(slow):
+        out.append("\nThe runs that took the study over a second, or did not finish here:\n")
+        out.append(_table(
+            ("size", "puzzle", "solver", "study iterations", "ours", "equal", "study s", "ours s"),
+            [(f"{r.size}x{r.size}", r.puzzle, r.solver, "-" if pd.isna(r.iterations_study) else _n(r.iterations_study),
+              _n(r.iterations) if r.solved else f"stopped at {_n(r.iterations)}",
+              "-" if pd.isna(r.iterations_study) or not r.solved else
+              ("yes" if r.iterations == r.iterations_study else "**no**"),
+              "-" if pd.isna(r.seconds_study) else _s(r.seconds_study), _s(r.seconds)) for r in slow.itertuples()],
+            "rrlrrlrr"))
+    return "\n".join(out), summary
+
+
 def generalized(folder: Path) -> tuple[str, list[tuple[str, str, str, str]]]:
     meta = _meta(folder, "generalized")
     out = ["## Generalized Sudoku: backtracking against Dancing Links, 9x9 to 81x81\n"]
@@ -124,24 +170,11 @@ def generalized(folder: Path) -> tuple[str, list[tuple[str, str, str, str]]]:
               "yes" if r.solved and r.iterations == r.iterations_study else ("-" if not r.solved else "**no**"),
               _s(r.seconds_study), _s(r.seconds), f"{r.seconds_study / r.seconds:.0f}x" if r.solved else "-")
              for r in per.sort_values(["size", "solver", "puzzle"]).itertuples()], "rrlrrlrrr"))
-    long_run = _meta(folder, "generalized_long")
-    if long_run is not None:
-        longer = pd.read_csv(folder / "generalized_long.csv").merge(
-            pd.read_csv(folder / "generalized_long_study.csv"), on=["size", "puzzle", "solver"], how="left",
-            suffixes=("", "_study"))
-        longer["solved"] = _bool(longer["solved"])
-        out.append(f"\nThe same under a longer limit, {long_run['limit_s']} CPU s ({', '.join(long_run['solvers'])} "
-                   f"only), for the study's long runs:\n")
-        out.append(_provenance(long_run))
-        out.append(_table(
-            ("size", "puzzle", "solver", "study iterations", "ours", "equal", "study s", "ours s"),
-            [(f"{r.size}x{r.size}", r.puzzle, r.solver, "-" if pd.isna(r.iterations_study) else _n(r.iterations_study),
-              _n(r.iterations) if r.solved else f"stopped at {_n(r.iterations)}",
-              "-" if pd.isna(r.iterations_study) or not r.solved else
-              ("yes" if r.iterations == r.iterations_study else "**no**"),
-              "-" if pd.isna(r.seconds_study) else _s(r.seconds_study), _s(r.seconds))
-             for r in longer.itertuples() if pd.isna(r.seconds_study) or r.seconds_study > 1 or not r.solved],
-            "rrlrrlrr"))
+    extra_rows: list[tuple[str, str, str, str]] = []
+    for path in sorted(folder.glob("generalized_*.json")):
+        text, rows_ = _further_run(folder, path.stem)
+        out.append(text)
+        extra_rows += rows_
     finished = per[per.solved]
     equal_count = int((finished.iterations == finished.iterations_study).sum())
     out.append(
@@ -161,14 +194,7 @@ def generalized(folder: Path) -> tuple[str, list[tuple[str, str, str, str]]]:
                             f"{_n(part.iterations_study.sum())} in all, mean {_s(part.seconds_study.mean())} s",
                             f"equal on {int((part.iterations == part.iterations_study).sum())} / {len(part)} "
                             f"finished; mean {_s(part.seconds.mean())} s"))
-    if long_run is not None:
-        slow = longer[longer.solved & (longer.seconds_study > 1)]
-        if len(slow):
-            summary.append(("generalized", f"dlx: link updates on the study's runs over 1 s ({long_run['limit_s']} s "
-                            "limit)", ", ".join(f"{_n(v)} ({_s(t)} s)" for v, t in zip(slow.iterations_study,
-                                                                                      slow.seconds_study)),
-                            ", ".join(f"{_n(v)} ({_s(t)} s)" for v, t in zip(slow.iterations, slow.seconds))
-                            + f"; equal on {int((slow.iterations == slow.iterations_study).sum())} / {len(slow)}"))
+    summary += extra_rows
     port = ours[ours.solver == "portfolio"]
     if len(port):
         summary.append(("generalized", "portfolio, every size run", "-",

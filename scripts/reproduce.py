@@ -25,6 +25,7 @@ import csv
 import datetime
 import os
 import platform
+import re
 import resource
 import sys
 import time
@@ -176,11 +177,15 @@ def study_runs(rank: int, solver: str) -> list[dict[str, str]]:
 def run_generalized(args: argparse.Namespace) -> None:
     rows: list[dict[str, Any]] = []
     study: list[dict[str, Any]] = []
+    study_rows: dict[str, int] = {}  # the study's recorded runs read per size and solver (the data home may hold all)
     for rank in args.ranks:
         n = rank * rank
         boards = read_boards(data_file(f"generalized/sudoku_rank_{rank}.csv"))[:args.count]
         for solver in STUDY_FILES:
-            for i, recorded in enumerate(study_runs(rank, solver)[:len(boards)]):
+            recorded_runs = study_runs(rank, solver)
+            if recorded_runs:
+                study_rows[f"{n}x{n} {solver}"] = min(len(recorded_runs), len(boards))
+            for i, recorded in enumerate(recorded_runs[:len(boards)]):
                 study.append({"size": n, "puzzle": i, "solver": solver, "iterations": int(recorded["num_updates"]),
                               "seconds": float(recorded["time_taken"]), "valid": recorded["is_valid"] == "True"})
         if boards and "portfolio" in args.solvers:
@@ -198,7 +203,8 @@ def run_generalized(args: argparse.Namespace) -> None:
     record(args, args.name, {
         f"{args.name}.csv": (rows, ("size", "puzzle", "solver", "iterations", "seconds", "solved", "valid")),
         f"{args.name}_study.csv": (study, ("size", "puzzle", "solver", "iterations", "seconds", "valid"))},
-        {"limit_s": args.limit, "count": args.count, "ranks": args.ranks, "solvers": args.solvers})
+        {"limit_s": args.limit, "count": args.count, "ranks": args.ranks, "solvers": args.solvers,
+         "study_rows": study_rows})
 
 
 # ---- human strategies -------------------------------------------------------------------------------------------------
@@ -354,6 +360,12 @@ def positive_int(text: str) -> int:
     return value
 
 
+def run_name(text: str) -> str:
+    if not re.fullmatch(r"generalized(_[a-z0-9]+)?", text) or text.endswith("_study"):
+        raise argparse.ArgumentTypeError(f"expected generalized or generalized_WORD (a-z, 0-9), got {text!r}")
+    return text
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="reproduce.py", description=__doc__.split("\n")[0])
     p.add_argument("--out", default=str(OUT), help="folder of the result files (default: %(default)s)")
@@ -365,8 +377,9 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--count", type=positive_int, default=10, help="first puzzles of each size (default: 10)")
     g.add_argument("--limit", type=positive_float, default=2.0, help="CPU seconds per puzzle and solver (default: 2)")
     g.add_argument("--solvers", nargs="+", choices=GENERALIZED_SOLVERS, default=list(GENERALIZED_SOLVERS))
-    g.add_argument("--name", choices=("generalized", "generalized_long"), default="generalized",
-                   help="result files' stem: generalized_long is the page's run under a longer limit")
+    g.add_argument("--name", type=run_name, default="generalized",
+                   help="result files' stem (default: %(default)s); generalized_WORD is a further run the page shows "
+                        "below the main one (other puzzles, solvers or limits)")
     h = sub.add_parser("human", help="the human solver (13 and 63 techniques) vs backtracking per QQWing level")
     h.add_argument("--levels", nargs="+", choices=QQWING_LEVELS, default=list(QQWING_LEVELS))
     h.add_argument("--count", type=positive_int, default=10, help="first puzzles of each level (default: 10)")

@@ -38,6 +38,8 @@ def test_every_study_writes_its_files_and_the_page(tmp_path: Path, capsys: pytes
     assert script.main([*where, "preprocess", "--sets", "qqwing_expert", "--count", "1", "--limit", "0.5",
                         "--generations", "30"]) == 0
     assert script.main([*where, "ltn"]) == 0
+    assert script.main([*where, "generalized", "--name", "generalized_extra", "--ranks", "3", "--count", "1",
+                        "--solvers", "dlx"]) == 0  # a further run, shown below the main one
     assert "[generalized] 9x9 #0 backtracking: 170,126 iterations" in capsys.readouterr().err  # progress, per puzzle
 
     general = rows(out / "generalized.csv")
@@ -71,6 +73,7 @@ def test_every_study_writes_its_files_and_the_page(tmp_path: Path, capsys: pytes
         assert heading in text
     assert "equal on 4 / 4 finished" in text  # dlx: 9x9 and 16x16 puzzles the study recorded
     assert "ltn_recipe.json" in text  # the named place for the lead's recipe figures
+    assert "A further run, `generalized_extra`" in text and "dlx: link updates, 1 9x9 puzzles" in text
 
     (out / "ltn_recipe.json").write_text(json.dumps([{"figure": "Q1 accuracy", "study": "0.9", "ours": "0.8"}]))
     assert "| Q1 accuracy | 0.9 | 0.8 |" in script.page.render(out)
@@ -78,7 +81,8 @@ def test_every_study_writes_its_files_and_the_page(tmp_path: Path, capsys: pytes
 
 def test_bad_usage_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     script = reproduce()
-    bad = (["generalized", "--count", "0"], ["human", "--limit", "-1"], ["nonsense"], ["generalized", "--ranks", "2"])
+    bad = (["generalized", "--count", "0"], ["human", "--limit", "-1"], ["nonsense"], ["generalized", "--ranks", "2"],
+           ["generalized", "--name", "results"], ["generalized", "--name", "generalized_x_study"])
     for argv in bad:
         with pytest.raises(SystemExit) as stop:
             script.main(argv)
