@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime
+import importlib.util
 import os
 import platform
 import re
@@ -30,13 +31,23 @@ import resource
 import sys
 import time
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Callable, Sequence
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))  # _reproductions_page, also when this file is loaded as a module
 
-import _reproductions_page as page  # noqa: E402
+
+def _page_module() -> ModuleType:
+    """scripts/_reproductions_page.py, loaded by path (also when this file is loaded as a module, as the tests do)."""
+    spec = importlib.util.spec_from_file_location("_reproductions_page", ROOT / "scripts" / "_reproductions_page.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+page = _page_module()
 
 from ltn_sudoku.board import Board  # noqa: E402
 from ltn_sudoku.candidates import CandidateGrid  # noqa: E402
