@@ -532,8 +532,8 @@ def render_literature() -> str:
            f"({' / '.join(sorted(set(models.train_data)))}) in {models.train_cpu_hours.min():.2f} to "
            f"{models.train_cpu_hours.max():.2f} CPU hours, without "
            "solutions; the literature's on 9,000 to 1,000,000 boards or augmented boards, with their solutions "
-           "except ConsFormer, on GPUs). *Solved* is one thing on both sides: the model's answer from the puzzle as given is the "
-           "solution, with no search.\n",
+           "except ConsFormer, on GPUs). *Solved* is one thing on both sides: the model's answer from the puzzle "
+           "as given is the solution, with no search.\n",
            "## Published figures\n",
            "Entered by hand in `docs/results/literature/published.csv` from the sources its last columns name; "
            "*confirmed* says whether a public source read here states the figure (*quoted*: stated by public "
@@ -576,7 +576,7 @@ def render_literature() -> str:
                "ships and no figure of it is on this page yet:\n\n"
                "    python -m ltn_sudoku.train +experiment=original_9x9 run_dir=outputs/original_9x9\n"
                "    python -m ltn_sudoku.train +experiment=original_4x4 run_dir=outputs/original_4x4\n"
-               "    python -m ltn_sudoku.evaluate model=9x9 checkpoint=outputs/original_9x9/best.pt   # rrn_recipe too\n")
+               "    python scripts/bench_literature.py --extra original_9x9=outputs/original_9x9/best.pt\n")
     return "\n".join(out) + "\n"
 
 
