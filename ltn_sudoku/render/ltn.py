@@ -1,8 +1,10 @@
 """The LTN on the board, as SVG text: what hasValue believes, cell by cell, beside the exact solution.
 
-Per cell: hasValue's most likely digit on a blue shade as deep as its truth (givens in bold on grey), the truths of
-all n digits as a bar strip along the cell's foot (the most likely digit's bar blue, the solution's green where it
-is another), and a red frame with the solution's digit in the corner where the most likely digit is wrong. For a
+Per cell: hasValue's most likely digit on a shade that shows doubt (pale blue where it is sure, amber where its truth
+is 0.5 or less: an easy board the model is sure of stays calm and legible, the cells it doubts stand out; givens in
+bold on grey), the truths of all n digits as a bar strip along the cell's foot (the most likely digit's bar blue, the
+solution's green where it is another), and a red frame with the solution's digit in the corner where the most likely
+digit is wrong. For a
 visual model a second board beside it shows each cell's image next to the digit the reader read (red where the
 reading is wrong). Plain data in (boards, numpy arrays), so the renderer stays on the symbolic side (no torch).
 render/raster.py draws the same picture in pixels for TensorBoard.
@@ -34,9 +36,13 @@ def _cell_side(n: int) -> int:
     return 52 if n <= 9 else 40 if n <= 16 else 34
 
 
+SURE, UNSURE = (214, 226, 255), (255, 190, 80)  # the shades of a truth of 1 and of 0.5 or less
+
+
 def _shade(truth: float) -> str:
-    """White at truth 0 to the picture's blue at 1 (raster.py's SURE)."""
-    r, g, b = (round(255 + (v - 255) * truth) for v in (70, 120, 230))
+    """Amber at a truth of 0.5 or less to pale blue at 1: the shade shows how sure hasValue is, the digit stays dark."""
+    u = min(max((truth - 0.5) / 0.5, 0.0), 1.0)
+    r, g, b = (round(a + (z - a) * u) for a, z in zip(UNSURE, SURE))
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
@@ -87,7 +93,7 @@ def hasvalue_svg(board: Board | Sequence[int] | np.ndarray, truths: np.ndarray,
     width = x0 + side
     top = t.argmax(axis=1)
     wrong_cells = [c for c in range(cells) if sol is not None and not values[c] and top[c] + 1 != sol[c]]
-    legend = [f"hasValue: shade = truth of the most likely digit; bars = truths of digits 1..{n}"
+    legend = [f"hasValue: shade = how sure (pale blue: truth 1; amber: 0.5 or less); bars = truths of digits 1..{n}"
               + ("; green bar = the solution's digit" if sol is not None else ""),
               f"red frame: differs from the exact solution ({len(wrong_cells)} of "
               f"{sum(1 for v in values if not v)} empty cells; the solution's digit top left)" if sol is not None
@@ -106,7 +112,7 @@ def hasvalue_svg(board: Board | Sequence[int] | np.ndarray, truths: np.ndarray,
     if images is not None:
         out += _reader_cells(np.asarray(images), values, got, n, size)
         out += _box_lines(n, size, 0)
-    bar_h = size * 0.2
+    bar_h = size * 0.26
     bar_w = (size - 6) / n
     font = size * (0.5 if n <= 9 else 0.42)
     for c in range(cells):
@@ -120,13 +126,12 @@ def hasvalue_svg(board: Board | Sequence[int] | np.ndarray, truths: np.ndarray,
                  f'data-truth="{truth:.3f}" data-wrong="{int(wrong)}">',
                  f'<rect class="bg" x="{x}" y="{y}" width="{size}" height="{size}" fill="{fill}"/>']
         ink = "ltn-given" if given else "ltn-digit"
-        colour = ' style="fill:#ffffff"' if not given and truth >= 0.6 else ""
-        parts.append(f'<text class="{ink}"{colour} x="{x + size / 2}" y="{y + (size - bar_h) / 2 + 1:.1f}" '
+        parts.append(f'<text class="{ink}" x="{x + size / 2}" y="{y + (size - bar_h) / 2 + 1:.1f}" '
                      f'font-size="{font:.1f}" text-anchor="middle" dominant-baseline="central">{digit}</text>')
         parts.append(f'<rect class="ltn-strip" x="{x + 2}" y="{y + size - 3 - bar_h:.1f}" width="{size - 4}" '
                      f'height="{bar_h + 1:.1f}"/>')  # a light band: the bars read on any shade
         for d in range(n):
-            h = max(1.0, float(t[c, d]) * bar_h)
+            h = max(1.5, float(t[c, d]) * bar_h)
             kind = " top" if d == top[c] else " solution" if sol is not None and d + 1 == sol[c] else ""
             parts.append(f'<rect class="ltn-bar{kind}" x="{x + 3 + d * bar_w:.1f}" y="{y + size - 2 - h:.1f}" '
                          f'width="{max(bar_w - 0.6, 0.6):.1f}" height="{h:.1f}"/>')

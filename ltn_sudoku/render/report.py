@@ -333,6 +333,8 @@ table.q td,table.q th,.ltn-answer p{word-break:normal;hyphens:none}
 .ltn-block{max-width:44em}
 .ltn-block h3{font-size:.85em;margin:0}
 .ltn-answer p{font-size:.85em;margin:.2em 0 .4em}
+.ltn-answer table.q td,.ltn-answer table.q th{padding:1px 14px 1px 0;font-variant-numeric:tabular-nums}
+.ltn-answer table.q caption{white-space:nowrap;font-weight:normal;color:#444}
 .pictures{display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start}
 .pictures h3{font-size:1em;margin:.3em 0}
 .controls button{font-size:1.1em;min-width:2.4em;margin-right:.2em}

@@ -239,7 +239,8 @@ def ltn_html(a: LtnAnswer) -> str:
         rows = "".join(f"<tr><td>{m.name}</td><td>{m.confidence:.3f}</td>"
                        + (f"<td>{m.dead_end:.3f}{' (predicted)' if m.dead_end_decision else ''}</td>"
                           if a.dead_ends_computed and m.dead_end is not None else "") + "</tr>" for m in shown)
-        caption = ("the moves it is surest of, and least sure of" if len(ranked) > len(shown) else "every move")
+        caption = (f"the {len(shown)} moves hasValue is surest and least sure of" if len(ranked) > len(shown)
+                   else "every candidate move")
         parts.append(f'<table class="q"><caption>{caption}</caption>{head}{rows}</table>')
     parts.append("</div>")
     return "".join(parts)
