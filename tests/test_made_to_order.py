@@ -5,6 +5,7 @@ fresh engine (its hardest step, level or tier)."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,9 @@ def test_level_tier_and_fresh_only_orders() -> None:
         assert made.result.level == "Medium" and count_solutions(made.puzzle, 2) == 1
     for made in make_to_order(Order(tier=3), 2, seed=1):
         assert tier_of(made.puzzle) == 3
+    capped = make_to_order(Order(hardest="Hidden Single"), 9, seed=4, family_cap=2)
+    per_family = Counter(m.family for m in capped)
+    assert max(per_family.values()) <= 2 and len({m.solution for m in capped}) == len(per_family) >= 5
     fresh = make_to_order(Order(hardest="Naked Single"), 3, seed=2, neighbours=0)
     assert [m.origin for m in fresh] == ["fresh"] * 3 and len({m.solution for m in fresh}) == 3
     assert all(Engine().solve(m.puzzle).hardest == "Naked Single" for m in fresh)
@@ -70,6 +74,7 @@ def test_level_tier_and_fresh_only_orders() -> None:
     (["--hardest", "X-Wing", "--neighbours", "-1"], "expected 0 or more"),
     (["--hardest", "X-Wing", "--givens", "90-95"], "givens 90-95"),
     (["--kind", "open_solvable", "--html", "r.html"], "--html goes with puzzles made to order"),
+    (["--hardest", "X-Wing", "--per-grid", "0"], "expected 1 or more puzzles per solution grid"),
 ])
 def test_made_to_order_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str],
                                     message: str) -> None:

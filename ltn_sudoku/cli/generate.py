@@ -20,7 +20,7 @@ from ltn_sudoku.generate import CLASSES, GenerationError, LabelledBoard, generat
 from ltn_sudoku.generate.solver import SOLVER_BACKENDS
 from ltn_sudoku.io import BoardRecord
 from ltn_sudoku.questions.engine import LEVELS
-from ltn_sudoku.questions.made_to_order import NEIGHBOUR_BATCH, MadePuzzle, Order, make_to_order
+from ltn_sudoku.questions.made_to_order import FAMILY_CAP, NEIGHBOUR_BATCH, MadePuzzle, Order, make_to_order
 from ltn_sudoku.questions.tiers import TIER_FAMILIES
 from ltn_sudoku.render.report import HtmlReport, step_pictures
 
@@ -73,6 +73,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="made to order: variants tried around each accepted puzzle (one given moved, removed or "
                         "added; they share its solution grid); 0 makes every puzzle from a fresh grid "
                         f"(default {NEIGHBOUR_BATCH})")
+    p.add_argument("--per-grid", type=int, default=FAMILY_CAP, metavar="K",
+                   help="made to order: puzzles at most per solution grid (a fresh grid or an exemplar's, with the "
+                        f"neighbours grown from it; default {FAMILY_CAP})")
     p.add_argument("--no-exemplars", dest="exemplars", action="store_false",
                    help="made to order: do not grow puzzles from HoDoKu's exemplars of the technique (under a random "
                         "symmetry; the exemplars themselves are never written): only from fresh grids")
@@ -123,7 +126,8 @@ def run_to_order(args: argparse.Namespace) -> int:
         raise UsageError(f"--count {args.count}: expected a positive number of puzzles")
     try:
         made = make_to_order(order, args.count, args.seed, n=args.size, neighbours=args.neighbours,
-                             givens=args.givens, exemplars=args.exemplars, progress=sys.stderr.isatty())
+                             givens=args.givens, exemplars=args.exemplars, family_cap=args.per_grid,
+                             progress=sys.stderr.isatty())
     except ValueError as e:  # a size or givens range the generator cannot use
         raise UsageError(str(e)) from None
     rows = [_made_row(i, m, kind) for i, m in enumerate(made)]
@@ -159,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     if args.hardest is not None or args.level is not None or args.tier is not None:
         return run_to_order(args)
     for flag, given in (("--html", args.html is not None), ("--neighbours", args.neighbours != NEIGHBOUR_BATCH),
-                        ("--no-exemplars", not args.exemplars)):
+                        ("--no-exemplars", not args.exemplars), ("--per-grid", args.per_grid != FAMILY_CAP)):
         if given:
             raise UsageError(f"{flag} goes with puzzles made to order (--hardest, --level, --tier)")
     if args.out.is_dir():

@@ -47,6 +47,7 @@ FRESH_BATCH = 32  # fresh puzzles dug per round
 NEIGHBOUR_BATCH = 16  # neighbours of one accepted puzzle tried per round
 NEIGHBOUR_DEPTH = 3  # moves at most between a neighbour and the fresh puzzle its family starts from
 NEAR_MISSES = 64  # near misses kept waiting for their neighbours' round
+FAMILY_CAP = 5  # puzzles written at most per family (one solution grid): the rest come from other grids
 ORIGINS = ("fresh", "neighbour", "exemplar")  # a fresh puzzle; a neighbour in a fresh puzzle's family, an exemplar's
 
 
@@ -149,13 +150,20 @@ class Maker:
 
     Rounds: the neighbours of an accepted puzzle while one waits; else, every other round, those of a near miss (a
     puzzle whose path uses the technique asked and a harder step: its neighbours often drop the harder step) while one
-    waits; else fresh puzzles (which also steer the givens). At most NEAR_MISSES near misses wait (the newest are kept). With `exemplars` (a hardest-technique order
-    on 9x9), HoDoKu's exemplar puzzles of the technique (data/techniques/hodoku_exemplars-1.0.txt), each under a
-    random Sudoku symmetry, wait as near misses from the start: never written themselves, only their neighbours."""
+    waits; else fresh puzzles (which also steer the givens). At most NEAR_MISSES near misses wait (the newest are
+    kept), and a family (one solution grid) gives at most `family_cap` puzzles, after which its seeds are dropped.
+    With `exemplars` (a hardest-technique order on 9x9), HoDoKu's exemplar puzzles of the technique
+    (data/techniques/hodoku_exemplars-1.0.txt), each under a random Sudoku symmetry, wait as near misses from the
+    start: never written themselves, only their neighbours."""
 
     def __init__(self, order: Order, n: int = 9, seed: int = 0, *, neighbours: int = NEIGHBOUR_BATCH,
-                 givens: tuple[int, int] | None = None, exemplars: bool = True, backend: str = "auto") -> None:
+                 givens: tuple[int, int] | None = None, exemplars: bool = True, family_cap: int = FAMILY_CAP,
+                 backend: str = "auto") -> None:
+        if family_cap < 1:
+            raise ValueError(f"family cap {family_cap}: expected 1 or more puzzles per solution grid")
         self.order, self.n, self.neighbours, self.backend = order, n, neighbours, backend
+        self.family_cap = family_cap
+        self.per_family: dict[int, int] = {}  # puzzles written per family
         self.rng = np.random.default_rng(seed)
         self.engine = Engine()
         # a hardest-technique order ends a path at its first step of a higher level: the rest cannot make it fit, and
@@ -215,12 +223,15 @@ class Maker:
             line = family
             if line is None:
                 line, self.families = self.families, self.families + 1
+            if self.per_family.get(line, 0) >= self.family_cap:
+                continue
             if depth < NEIGHBOUR_DEPTH:
                 seed = _Seed(puzzle, solution, depth, line, "neighbour" if origin == "fresh" else origin)
                 (self.near if near else self.accepted).append(seed)
                 del self.near[:-NEAR_MISSES]
             if not near:
                 self.found[origin] += 1
+                self.per_family[line] = self.per_family.get(line, 0) + 1
                 made.append(MadePuzzle(board, answer, result, origin, line))
         return made
 
@@ -240,6 +251,8 @@ class Maker:
         while True:
             start = time.process_time()
             self.round += 1
+            for pool in (self.accepted, self.near):  # a family that has given its share grows no more
+                pool[:] = [s for s in pool if self.per_family.get(s.family, 0) < self.family_cap]
             seeds = (self.accepted or (self.near if self.round % 2 else None) or None) if self.neighbours > 0 else None
             if seeds is None:
                 origin, made = "fresh", self._fresh()
@@ -256,13 +269,13 @@ class Maker:
 
 
 def make_to_order(order: Order, count: int, seed: int = 0, *, n: int = 9, neighbours: int = NEIGHBOUR_BATCH,
-                  givens: tuple[int, int] | None = None, exemplars: bool = True,
+                  givens: tuple[int, int] | None = None, exemplars: bool = True, family_cap: int = FAMILY_CAP,
                   progress: bool = False) -> list[MadePuzzle]:
     """`count` unique puzzles of side n whose engine solve fits `order`, reproducibly by seed (a progress bar on
     stderr when asked). There is no time limit: a technique the engine never ends on is never found."""
     if count < 1:
         raise ValueError(f"count {count}: expected a positive number of puzzles")
-    maker = Maker(order, n, seed, neighbours=neighbours, givens=givens, exemplars=exemplars)
+    maker = Maker(order, n, seed, neighbours=neighbours, givens=givens, exemplars=exemplars, family_cap=family_cap)
     bar = progress_bar(total=count, unit="puzzle", desc=str(order), file=sys.stderr, disable=not progress)
     made: list[MadePuzzle] = []
     for puzzle in maker.puzzles():
