@@ -15,7 +15,7 @@ from omegaconf import DictConfig
 
 from ltn_sudoku.logic.commands.check import check_command_line, check_config, refuse
 from ltn_sudoku.logic.errors import USER_ERRORS
-from ltn_sudoku.logic.evaluation.evaluate import evaluate
+from ltn_sudoku.logic.evaluation.evaluate import config_problem, evaluate
 from ltn_sudoku.paths import CONF_DIR
 
 
@@ -23,6 +23,9 @@ from ltn_sudoku.paths import CONF_DIR
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
 def main(cfg: DictConfig) -> None:
     check_config(cfg, "evaluate")
+    problem = config_problem(cfg)  # the evaluation's own settings (its givens bins live with it)
+    if problem is not None:
+        refuse(problem)
     try:
         with torch.no_grad():
             evaluate(cfg)

@@ -482,6 +482,22 @@ def test_a_file_in_the_way_of_run_dir_is_one_line(capsys: pytest.CaptureFixture[
     assert (tmp_path / "file").read_text() == VICTIM
 
 
+@pytest.mark.parametrize(("override", "words"), [
+    ("evaluate.open=1", ["evaluate.open=1: at least 12", "3 givens bins"]),
+    ("evaluate.givens_bins=[[9,4]]", ["evaluate.givens_bins=[[9, 4]]", "low <= high <= 16"]),
+], ids=["open-1", "bins-reversed"])
+def test_evaluate_settings_that_leave_a_table_without_boards_are_one_line(tmp_path: Path, override: str,
+                                                                        words: list[str]) -> None:
+    """`evaluate.open=1` was a KeyError once every board was answered; refused by the entry point before any board
+    is made (the evaluation's own rules: its givens bins live with it)."""
+    done = subprocess.run([sys.executable, "-m", "ltn_sudoku.evaluate", "model=4x4", override,
+                           f"hydra.run.dir={tmp_path / 'eval'}"], cwd=REPO_ROOT, env=ENV, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 2, done.stderr[-3000:]
+    one_error_line(done.stderr, *words)
+    assert not (tmp_path / "eval" / "metrics.json").exists()
+
+
 # ---- case 3: evaluate into a finished training's folder -----------------------------------------------------------------
 @pytest.mark.slow
 def test_evaluate_into_a_training_folder_writes_beside_its_record(tmp_path: Path) -> None:

@@ -161,6 +161,23 @@ def _bins(cfg: DictConfig, n: int) -> list[tuple[int, int]]:
     return [tuple(b) for b in e.givens_bins] if e.givens_bins else DEFAULT_GIVENS_BINS.get(n, [(0, n * n)])
 
 
+def config_problem(cfg: DictConfig) -> str | None:
+    """An evaluate.* setting that would leave a table without boards, as one line naming the key, or None (checked
+    before any work: evaluate.open=1 was a KeyError once every board was answered): givens bins of [low, high] within
+    the board, and enough open boards for a solvable and both impossible kinds in every bin."""
+    e, n = cfg.evaluate, int(cfg.model.size)
+    if e.givens_bins:
+        spans = OmegaConf.to_container(e.givens_bins) if OmegaConf.is_config(e.givens_bins) else e.givens_bins
+        if not (isinstance(spans, list) and all(isinstance(b, list) and len(b) == 2 and all(isinstance(v, int)
+                for v in b) and 0 <= b[0] <= b[1] <= n * n for b in spans)):
+            return f"evaluate.givens_bins={spans}: expected [[low, high], ...] with 0 <= low <= high <= {n * n}"
+    bins = len(_bins(cfg, n))
+    if int(e.open) < 4 * bins:
+        return (f"evaluate.open={int(e.open)}: at least {4 * bins} (each of the {bins} givens bins needs a solvable "
+                "board and one of each impossible kind: 4 per bin)")
+    return None
+
+
 def open_boards_by_givens(n: int, per_bin: int, bins: list[tuple[int, int]], seed: int) -> data.BoardSet:
     """Balanced open boards in every givens bin: half solvable, a quarter each obviously and subtly impossible."""
     sets = [data.generated(n, label, count, seed + 7 * i, givens=span, kind=kind)
