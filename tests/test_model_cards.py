@@ -4,20 +4,18 @@ metrics.json, limits and licence; the page is the rendering of the files as they
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 from pathlib import Path
+
+from tests.test_docs import render_docs
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _page() -> object:
-    spec = importlib.util.spec_from_file_location("_model_cards_page", ROOT / "scripts" / "_model_cards_page.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """scripts/_model_cards_page.py, loaded as render_docs loads its page modules."""
+    return render_docs()._page_module("_model_cards_page")
 
 
 def test_every_checkpoint_has_a_complete_card() -> None:

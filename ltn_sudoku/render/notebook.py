@@ -33,10 +33,6 @@ def board_picture(board: Board) -> str | None:
         return None
 
 
-def grid_picture(grid: CandidateGrid) -> str:
-    return board_svg(grid)
-
-
 @dataclass(frozen=True)
 class StepView:
     """A step with the grid it was found in (before it is applied): what a notebook draws."""
@@ -105,7 +101,7 @@ def report_html(report: Report) -> str:
 # (module, class, MIME type, view): what register() installs
 VIEWS: tuple[tuple[str, str, str, Callable[[Any], str | None]], ...] = (
     ("ltn_sudoku.board", "Board", "image/svg+xml", board_picture),
-    ("ltn_sudoku.candidates", "CandidateGrid", "image/svg+xml", grid_picture),
+    ("ltn_sudoku.candidates", "CandidateGrid", "image/svg+xml", board_svg),
     ("ltn_sudoku.candidates", "Step", "image/svg+xml", bare_step_picture),
     ("ltn_sudoku.questions.engine", "SolveResult", "text/html", path_html),
     ("ltn_sudoku.questions.report", "Report", "text/html", report_html),
