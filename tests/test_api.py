@@ -97,6 +97,10 @@ def test_a_size_or_kind_mismatch_is_one_clear_error(model_4x4) -> None:  # type:
         visual.has_value(parse_board_text(SEED_4))  # type: ignore[arg-type]
     with pytest.raises(ModelMismatchError, match="hasSolution is a board model's predicate"):
         visual.has_solution(SEED_4)
+    with pytest.raises(ModelMismatchError, match="classify's LTN section is a board model's predicate"):
+        ltn_sudoku.classify(parse_board_text(SEED_4), model=visual)  # type: ignore[arg-type]
+    with pytest.raises(ModelMismatchError, match="a 4x4 board given to the 9x9 model"):
+        ltn_sudoku.classify(parse_board_text(SEED_4), model=ltn_sudoku.load_model("9x9"))
     images = np.zeros((16, 28, 28), dtype=np.uint8)
     assert visual.has_value(images).shape == (16, 4)
     with pytest.raises(ModelMismatchError, match=r"images of shape \(9, 28, 28\)"):

@@ -230,6 +230,11 @@ class VisualModel:
     def solve(self, board: object, limit: int = 1) -> SolveResult:
         raise self._board_only("the complete solver's order")
 
+    def sections(self, boards: Sequence[Board]) -> list[LtnAnswer]:
+        """classify(board, model=...) takes a board model: a visual one reads images (classify-board's
+        --visual-checkpoint answers a board given as images)."""
+        raise self._board_only("classify's LTN section")
+
 
 def load_model(name_or_path: str | os.PathLike[str], device: str = "cpu") -> BoardModel | VisualModel:
     """A shipped model by name (`shipped_models()`: "9x9", "9x9_mp", "visual_9x9", ...) or any
