@@ -41,9 +41,10 @@ def test_every_json_writer_of_the_package_goes_through_the_helper() -> None:
 @pytest.mark.slow
 def test_a_visual_debug_run_writes_strict_json(tmp_path: Path) -> None:
     run = tmp_path / "run"
+    env = {"PATH": "/usr/bin:/bin", "LTN_SUDOKU_DATA": str(tmp_path / "empty_data_home")}  # the shipped sample
     done = subprocess.run([sys.executable, "-m", "ltn_sudoku.train", "model=visual_4x4", "+experiment=debug",
-                           f"data.mnist_path={ROOT / 'data/mnist_sample'}", f"run_dir={run}", "threads=1"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+                           f"run_dir={run}", "threads=1"], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                          env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     written = [p for p in run.rglob("*.json")]
     assert written and all(strict_json.loads(p.read_text()) is not None for p in written)

@@ -33,7 +33,7 @@ from ltn_sudoku.logic.kb.operators import FAMILIES
 from ltn_sudoku.logic.training.loop import LR_SCHEDULES
 from ltn_sudoku.logic.visual.model import VISUAL_AXIOMS
 from ltn_sudoku.logic.visual.train import VISUAL_MONITORS
-from ltn_sudoku.paths import CONF_DIR, data_home
+from ltn_sudoku.paths import CONF_DIR, DATA_DIR, data_home
 
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
 CPUS = os.cpu_count() or 1  # threads=100000 would ask torch's thread pool (and LLVM's) for that many threads
@@ -276,6 +276,9 @@ register()
 # `${data_home:kaggle}` in a YAML file: that folder of the data home ($LTN_SUDOKU_DATA or the user's data folder, filled
 # by `ltn-sudoku data fetch`), so that no config names a folder of one machine.
 OmegaConf.register_new_resolver("data_home", lambda relative="": str(data_home() / str(relative)), replace=True)
+# `${shipped_data:mnist_sample}`: a folder of the data the package ships (data/, in a checkout or the wheel), for what
+# must run on a fresh install (the +experiment=debug smoke test of a visual model)
+OmegaConf.register_new_resolver("shipped_data", lambda relative="": str(DATA_DIR / str(relative)), replace=True)
 
 
 def compose_config(overrides: Sequence[str] = ()) -> DictConfig:
