@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from ltn_sudoku.paths import REPO_ROOT
 from tests.test_train import TINY, TINY_EVAL
@@ -140,7 +141,10 @@ def test_tnorm_sweep(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_add_axiom(tmp_path: Path) -> None:
     run_tutorial("add-axiom", tmp_path)
-    assert (tmp_path / "outputs" / "unit_axiom" / "metrics.json").is_file()
+    for run in ("no_unit_axiom", "unit_axiom"):
+        assert (tmp_path / "outputs" / run / "metrics.json").is_file()
+    tags = EventAccumulator(str(tmp_path / "outputs" / "unit_axiom" / "tb")).Reload().Tags()["scalars"]
+    assert {"sat/unit_has_digit", "grad/unit_has_digit", "construction/givens"} <= set(tags)
 
 
 @pytest.mark.slow
