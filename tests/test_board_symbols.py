@@ -12,6 +12,7 @@ import pytest
 from ltn_sudoku.board import DECIMAL, DIGITS_LETTERS, LETTERS, Board
 from ltn_sudoku.cli import main
 from ltn_sudoku.exact import random_solutions
+from ltn_sudoku.generate import read_csv
 from ltn_sudoku.io import FormatError, boards_to_text, parse_board_text, read_boards, read_records, write_boards
 from ltn_sudoku.paths import DATA_DIR
 
@@ -90,3 +91,13 @@ def test_a_letters_board_is_answered_and_written_back_in_letters(tmp_path: Path,
     assert json.loads(capsys.readouterr().out)["solution"] == solution.to_line()
     assert main(["classify", str(src), "--no-ltn", "--no-heuristics"]) == 0
     assert "| . J N B | . G . O |" in capsys.readouterr().out
+
+
+def test_generate_writes_letters_and_reads_them_back(tmp_path: Path) -> None:
+    out = tmp_path / "g16.csv"
+    assert main(["generate", "--size", "16", "--kind", "open_solvable", "--count", "2", "--symbols", "letters",
+                 "--out", str(out)]) == 0
+    rows = out.read_text().splitlines()[1:]
+    assert len(rows) == 2 and all(len(row.split(",")[0]) == 256 for row in rows)
+    boards = read_csv(out)
+    assert all(b.solution is not None and b.solution.is_valid_solution for b in boards)

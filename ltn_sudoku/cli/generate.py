@@ -13,6 +13,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from ltn_sudoku.board import DECIMAL, SYMBOLS
 from ltn_sudoku.cli import UsageError
 from ltn_sudoku.cli.common import capped_jobs, check_html_out, out_format, technique_names, write_results
 from ltn_sudoku.cli.solve import result_dict
@@ -67,6 +68,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="open_solvable: mix puzzles with one and with several solutions (default: unique only); "
                         "half the open_impossible boards then start from random subsets alike")
     p.add_argument("--workers", type=int, default=1, help="processes that make the boards (default 1)")
+    p.add_argument("--symbols", choices=SYMBOLS, default=DECIMAL,
+                   help="how boards above 9x9 are written: decimal (two digits per cell), digits-letters (1-9 then "
+                        "A-G for 16x16, A-P for 25x25) or letters (A-P, A-Y)")
     p.add_argument("--backend", choices=SOLVER_BACKENDS, default="auto",
                    help="exact solver: auto (compiled kernel) or python (reference search)")
     p.add_argument("--neighbours", type=int, default=NEIGHBOUR_BATCH, metavar="K",
@@ -102,18 +106,18 @@ def _order(args: argparse.Namespace) -> Order:
     return Order(hardest=hardest[0] if hardest else None, level=args.level, tier=args.tier)
 
 
-def _made_row(index: int, made: MadePuzzle, kind: str) -> dict[str, object]:
+def _made_row(index: int, made: MadePuzzle, kind: str, symbols: str) -> dict[str, object]:
     """One puzzle's row: the solve's JSON (cli/solve.py result_dict: every step) in JSON Lines, steps per technique
     in CSV."""
     result = made.result
     counts = result.technique_counts
     row: dict[str, object] = {
-        "index": index, "puzzle": made.puzzle.to_line(), "solution": made.solution.to_line(),
+        "index": index, "puzzle": made.puzzle.to_line(symbols), "solution": made.solution.to_line(symbols),
         "givens": made.puzzle.givens, "hardest": result.hardest, "level": result.level, "score": result.score,
         "origin": made.origin, "family": made.family}
     if kind == "csv":
         return {**row, "steps": "; ".join(f"{name}={count}" for name, count in counts.items())}
-    path = result_dict(index, BoardRecord(made.puzzle, index + 1), result)
+    path = result_dict(index, BoardRecord(made.puzzle, index + 1), result, symbols)
     return {**row, "technique_steps": counts, "steps": path["steps"]}
 
 
@@ -130,13 +134,13 @@ def run_to_order(args: argparse.Namespace) -> int:
                              progress=sys.stderr.isatty())
     except ValueError as e:  # a size or givens range the generator cannot use
         raise UsageError(str(e)) from None
-    rows = [_made_row(i, m, kind) for i, m in enumerate(made)]
+    rows = [_made_row(i, m, kind, args.symbols) for i, m in enumerate(made)]
     write_results(args.out, kind, rows, columns=MADE_TO_ORDER_COLUMNS)
     if html is not None:
         try:
             with HtmlReport(html, title=f"ltn-sudoku generate: {order}") as report:
                 for i, m in enumerate(made):
-                    data = result_dict(i, BoardRecord(m.puzzle, i + 1), m.result)
+                    data = result_dict(i, BoardRecord(m.puzzle, i + 1), m.result, args.symbols)
                     report.add(data, step_pictures(m.result.puzzle, m.result.steps))
         except OSError as e:
             raise UsageError(f"--html {html}: cannot write ({e.strerror or e})") from None
@@ -172,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
         records = _make(args)
     except GenerationError as e:  # bad option values, unreachable givens ranges
         raise UsageError(str(e)) from None
-    write_csv(args.out, records)
+    write_csv(args.out, records, args.symbols)
     kinds = Counter(f"{r.label}/{r.kind}" for r in records)
     print(f"{len(records)} boards ({', '.join(f'{k}: {v}' for k, v in sorted(kinds.items()))}) -> {args.out}")
     return 0

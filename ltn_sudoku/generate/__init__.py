@@ -23,7 +23,7 @@ from typing import Iterable, Protocol, Sequence, cast
 import numpy as np
 import pandas as pd
 
-from ltn_sudoku.board import SUPPORTED_SIZES, Board
+from ltn_sudoku.board import DECIMAL, SUPPORTED_SIZES, Board
 from ltn_sudoku.generate.run import IMPOSSIBLE_BASES, GenerationError, Stream, run_streams
 from ltn_sudoku.generate.solver import SOLVER_BACKENDS
 from ltn_sudoku.io import FormatError, atomic_write_text, encode_cells, read_records
@@ -230,19 +230,21 @@ def generate_mixed(size: int, count: int, seed: int = 0, **options: object) -> l
 
 
 # ---- tables and files ------------------------------------------------------------------------------------------------
-def to_frame(records: Iterable[LabelledBoard]) -> pd.DataFrame:
-    """One row per board: puzzle, solution ('' when none), label, kind, size, givens (cells as io.encode_cells)."""
+def to_frame(records: Iterable[LabelledBoard], symbols: str = DECIMAL) -> pd.DataFrame:
+    """One row per board: puzzle, solution ('' when none), label, kind, size, givens (cells as io.encode_cells, boards
+    above 9x9 in `symbols`, a convention of board.SYMBOLS)."""
     rows = [
-        (encode_cells(r.board), encode_cells(r.solution) if r.solution is not None else "", r.label, r.kind,
-         r.board.n, r.board.givens)
+        (encode_cells(r.board, symbols=symbols),
+         encode_cells(r.solution, symbols=symbols) if r.solution is not None else "",
+         r.label, r.kind, r.board.n, r.board.givens)
         for r in records
     ]
     return pd.DataFrame(rows, columns=list(CSV_COLUMNS))
 
 
-def write_csv(path: str | os.PathLike[str], records: Iterable[LabelledBoard]) -> None:
+def write_csv(path: str | os.PathLike[str], records: Iterable[LabelledBoard], symbols: str = DECIMAL) -> None:
     """Write labelled boards as a CSV (atomically), readable by read_csv and by io.read_records' table format."""
-    atomic_write_text(path, to_frame(records).to_csv(index=False, lineterminator="\n"))
+    atomic_write_text(path, to_frame(records, symbols).to_csv(index=False, lineterminator="\n"))
 
 
 def read_csv(path: str | os.PathLike[str]) -> list[LabelledBoard]:
