@@ -67,6 +67,16 @@ def test_level_tier_and_fresh_only_orders() -> None:
     assert all(Engine().solve(m.puzzle).hardest == "Naked Single" for m in fresh)
 
 
+def test_a_time_limit_writes_the_puzzles_found_and_says_so(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "many.csv"
+    assert main(["generate", "--hardest", "Hidden Single", "--count", "100000", "--time-limit", "0.5",
+                 "--out", str(out)]) == 1
+    lines = out.read_text().splitlines()
+    assert lines[0].startswith("index,puzzle") and 1 <= len(lines) - 1 < 100000
+    assert f"--time-limit 0.5 s reached: {len(lines) - 1} of 100000 puzzles written" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["--hardest", "Bogus Wing"], "unknown technique 'Bogus Wing'"),
     (["--hardest", "X-Wing,Swordfish"], "expected one technique"),
@@ -75,6 +85,7 @@ def test_level_tier_and_fresh_only_orders() -> None:
     (["--hardest", "X-Wing", "--givens", "90-95"], "givens 90-95"),
     (["--kind", "open_solvable", "--html", "r.html"], "--html goes with puzzles made to order"),
     (["--hardest", "X-Wing", "--per-grid", "0"], "expected 1 or more puzzles per solution grid"),
+    (["--hardest", "X-Wing", "--time-limit", "0"], "expected a positive number of seconds"),
 ])
 def test_made_to_order_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str],
                                     message: str) -> None:

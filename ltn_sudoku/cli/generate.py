@@ -21,7 +21,7 @@ from ltn_sudoku.generate import CLASSES, GenerationError, LabelledBoard, generat
 from ltn_sudoku.generate.solver import SOLVER_BACKENDS
 from ltn_sudoku.io import BoardRecord
 from ltn_sudoku.questions.engine import LEVELS
-from ltn_sudoku.questions.made_to_order import FAMILY_CAP, NEIGHBOUR_BATCH, MadePuzzle, Order, make_to_order
+from ltn_sudoku.questions.made_to_order import FAMILY_CAP, NEIGHBOUR_BATCH, MadePuzzle, Maker, Order, collect
 from ltn_sudoku.questions.tiers import TIER_FAMILIES
 from ltn_sudoku.render.report import HtmlReport, step_pictures
 
@@ -83,6 +83,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--no-exemplars", dest="exemplars", action="store_false",
                    help="made to order: do not grow puzzles from HoDoKu's exemplars of the technique (under a random "
                         "symmetry; the exemplars themselves are never written): only from fresh grids")
+    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+                   help="made to order: stop after SECONDS of wall time with the puzzles found (exit status 1 when "
+                        "they are fewer than --count); Ctrl-C also writes them (exit 130). Default: no limit")
     p.add_argument("--html", type=Path, metavar="REPORT.html",
                    help="made to order: also write the HTML report, every puzzle's solving path drawn step by step")
     return p
@@ -128,12 +131,19 @@ def run_to_order(args: argparse.Namespace) -> int:
     order = _order(args)
     if args.count < 1:
         raise UsageError(f"--count {args.count}: expected a positive number of puzzles")
+    if args.time_limit is not None and args.time_limit <= 0:
+        raise UsageError(f"--time-limit {args.time_limit}: expected a positive number of seconds")
     try:
-        made = make_to_order(order, args.count, args.seed, n=args.size, neighbours=args.neighbours,
-                             givens=args.givens, exemplars=args.exemplars, family_cap=args.per_grid,
-                             progress=sys.stderr.isatty())
-    except ValueError as e:  # a size or givens range the generator cannot use
+        maker = Maker(order, args.size, args.seed, neighbours=args.neighbours, givens=args.givens,
+                      exemplars=args.exemplars, family_cap=args.per_grid)
+    except ValueError as e:  # a size, givens range or cap the generator cannot use
         raise UsageError(str(e)) from None
+    made: list[MadePuzzle] = []
+    interrupted = False
+    try:
+        collect(maker, args.count, made, args.time_limit, progress=sys.stderr.isatty())
+    except KeyboardInterrupt:  # the puzzles found so far are written all the same
+        interrupted = True
     rows = [_made_row(i, m, kind, args.symbols) for i, m in enumerate(made)]
     write_results(args.out, kind, rows, columns=MADE_TO_ORDER_COLUMNS)
     if html is not None:
@@ -144,9 +154,13 @@ def run_to_order(args: argparse.Namespace) -> int:
                     report.add(data, step_pictures(m.result.puzzle, m.result.steps))
         except OSError as e:
             raise UsageError(f"--html {html}: cannot write ({e.strerror or e})") from None
-    origins = Counter(m.origin for m in made)
-    print(f"{len(made)} puzzles, {order} ({', '.join(f'{k}: {v}' for k, v in sorted(origins.items()))}) -> {args.out}"
+    origins = ", ".join(f"{k}: {v}" for k, v in sorted(Counter(m.origin for m in made).items()))
+    print(f"{len(made)} puzzles, {order}{f' ({origins})' if origins else ''} -> {args.out}"
           + (f", {html}" if html is not None else ""))
+    if interrupted or len(made) < args.count:
+        why = "interrupted" if interrupted else f"--time-limit {args.time_limit:g} s reached"
+        print(f"note: {why}: {len(made)} of {args.count} puzzles written", file=sys.stderr)
+        return 130 if interrupted else 1
     return 0
 
 
@@ -167,7 +181,8 @@ def run(args: argparse.Namespace) -> int:
     if args.hardest is not None or args.level is not None or args.tier is not None:
         return run_to_order(args)
     for flag, given in (("--html", args.html is not None), ("--neighbours", args.neighbours != NEIGHBOUR_BATCH),
-                        ("--no-exemplars", not args.exemplars), ("--per-grid", args.per_grid != FAMILY_CAP)):
+                        ("--no-exemplars", not args.exemplars), ("--per-grid", args.per_grid != FAMILY_CAP),
+                        ("--time-limit", args.time_limit is not None)):
         if given:
             raise UsageError(f"{flag} goes with puzzles made to order (--hardest, --level, --tier)")
     if args.out.is_dir():

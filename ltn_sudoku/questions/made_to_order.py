@@ -268,20 +268,31 @@ class Maker:
             yield from made
 
 
+def collect(maker: Maker, count: int, made: list[MadePuzzle], time_limit_s: float | None = None,
+            progress: bool = False) -> list[MadePuzzle]:
+    """Rounds of `maker` until `made` holds `count` puzzles, or `time_limit_s` seconds of wall time have passed
+    (checked between rounds); `made` is appended to as puzzles come, so a caller interrupted keeps them."""
+    end = None if time_limit_s is None else time.monotonic() + time_limit_s
+    bar = progress_bar(total=count, unit="puzzle", desc=str(maker.order), file=sys.stderr, disable=not progress)
+    try:
+        for found in maker.rounds():
+            taken = found[:count - len(made)]
+            made.extend(taken)
+            bar.update(len(taken))
+            if len(made) >= count or (end is not None and time.monotonic() > end):
+                break
+    finally:
+        bar.close()
+    return made
+
+
 def make_to_order(order: Order, count: int, seed: int = 0, *, n: int = 9, neighbours: int = NEIGHBOUR_BATCH,
                   givens: tuple[int, int] | None = None, exemplars: bool = True, family_cap: int = FAMILY_CAP,
-                  progress: bool = False) -> list[MadePuzzle]:
+                  time_limit_s: float | None = None, progress: bool = False) -> list[MadePuzzle]:
     """`count` unique puzzles of side n whose engine solve fits `order`, reproducibly by seed (a progress bar on
-    stderr when asked). There is no time limit: a technique the engine never ends on is never found."""
+    stderr when asked); fewer when `time_limit_s` runs out first (a technique the engine never ends on is never
+    found)."""
     if count < 1:
         raise ValueError(f"count {count}: expected a positive number of puzzles")
     maker = Maker(order, n, seed, neighbours=neighbours, givens=givens, exemplars=exemplars, family_cap=family_cap)
-    bar = progress_bar(total=count, unit="puzzle", desc=str(order), file=sys.stderr, disable=not progress)
-    made: list[MadePuzzle] = []
-    for puzzle in maker.puzzles():
-        made.append(puzzle)
-        bar.update(1)
-        if len(made) == count:
-            break
-    bar.close()
-    return made
+    return collect(maker, count, [], time_limit_s, progress)
