@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _machine import cpu_name, peak_rss_mb  # noqa: E402
+from reproduce import machine, peak_mib  # noqa: E402  (the scripts' one CPU name and peak memory)
 
 import ltn_sudoku  # noqa: E402
 from ltn_sudoku.io import read_boards  # noqa: E402
@@ -76,10 +76,10 @@ def main() -> int:
     parser.add_argument("--boards", type=int, default=50)
     parser.add_argument("--model", default="9x9")
     args = parser.parse_args()
-    print(f"CPU: {cpu_name()}")
+    print(f"CPU: {machine()}")
     sweep_names()
     api(args.model, args.boards)
-    print(f"peak memory {peak_rss_mb():.0f} MB")
+    print(f"peak memory {peak_mib():.0f} MiB")
     return 0
 
 
