@@ -3,14 +3,15 @@
 
     .venv/bin/python scripts/bench_made_to_order.py                  # every technique, Brute Force too
     .venv/bin/python scripts/bench_made_to_order.py --cpu 10 --count 20 --techniques "X-Wing,Swordfish"
+    .venv/bin/python scripts/bench_made_to_order.py --resume       # measure the techniques rates.csv lacks
 
 For each technique, ltn_sudoku.questions.made_to_order.Maker (what `ltn-sudoku generate --hardest` runs) makes puzzles
 until --count are accepted or --cpu CPU seconds are spent, in three settings: the default (fresh puzzles, neighbours
 of accepted puzzles and near misses, neighbours of HoDoKu's exemplars), without exemplars (`--no-exemplars`), and
 fresh puzzles only (`--neighbours 0`). The rate is accepted puzzles per CPU second of this process
 (time.process_time, the engine's ratings included); `families` counts the distinct solution grids (fresh puzzles or
-exemplars) the accepted puzzles grew from. Writes docs/results/made_to_order/rates.csv and rates.json (command,
-date, CPU model, peak memory) and prints the Markdown table of docs/generators.md.
+exemplars) the accepted puzzles grew from. Writes docs/results/made_to_order/rates.csv and rates.json (commands,
+date, CPU model, peak memory) after every technique, and prints the Markdown table of docs/generators.md.
 """
 
 from __future__ import annotations
@@ -94,35 +95,51 @@ def table(frame: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def write(rows: list[dict[str, object]], meta: dict[str, object]) -> None:
+    """The rows so far and their provenance, rewritten after every technique (a stopped run keeps its rows)."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(OUT / "rates.csv", pd.DataFrame(rows).to_csv(index=False))
+    atomic_write_text(OUT / "rates.json", json.dumps(meta, indent=2) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--count", type=int, default=20, help="puzzles per technique and setting (default 20)")
-    parser.add_argument("--cpu", type=float, default=10.0,
-                        help="CPU seconds per technique and setting at most, checked between rounds (default 10)")
+    parser.add_argument("--cpu", type=float, default=6.0,
+                        help="CPU seconds per technique and setting at most, checked between rounds (default 6)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--techniques", help="comma-separated names or aliases (default: all, and Brute Force)")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the rows of docs/results/made_to_order/rates.csv and measure the other techniques")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/results/ alone")
     args = parser.parse_args(argv)
     names = ([SEARCH_TECHNIQUE if t.strip() == SEARCH_TECHNIQUE else by_name(t).name
               for t in args.techniques.split(",")] if args.techniques
              else [t.name for t in all_techniques() if t.min_n <= 9] + [SEARCH_TECHNIQUE])
+    rows: list[dict[str, object]] = []
+    commands: list[str] = []
+    previous: dict[str, object] = {}
+    if args.resume and (OUT / "rates.csv").is_file():
+        rows = pd.read_csv(OUT / "rates.csv").to_dict("records")
+        previous = json.loads((OUT / "rates.json").read_text())
+        commands = list(previous["commands"])  # type: ignore[call-overload]
+    done = {str(r["technique"]) for r in rows}
+    meta: dict[str, object] = {
+        "commands": [*commands, shlex.join(["python", *sys.argv])], "date": datetime.date.today().isoformat(),
+        "machine": cpu_model(), "count": args.count, "cpu_limit_s": args.cpu, "seed": args.seed, "file": "rates.csv"}
+    if args.resume and commands and "note" in previous:
+        meta["note"] = previous["note"]
     next(Maker(Order(hardest="Naked Single"), 9, 0).puzzles())  # compile the exact kernel before any clock runs
-    rows = []
-    for name in names:
+    for name in (n for n in names if n not in done):
         for setting in SETTINGS:
             rows.append(measure(name, setting, args.count, args.cpu, args.seed))
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+        meta["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        if not args.no_write:
+            write(rows, meta)
     frame = pd.DataFrame(rows).sort_values(["tier"], kind="stable")
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    meta = {"command": shlex.join(["python", *sys.argv]), "date": datetime.date.today().isoformat(),
-            "machine": cpu_model(), "peak_rss_mib": round(peak), "count": args.count, "cpu_limit_s": args.cpu,
-            "seed": args.seed, "file": "rates.csv"}
     print(table(frame))
-    print(f"{meta['machine']}; peak RSS {meta['peak_rss_mib']} MiB; {meta['command']}")
-    if not args.no_write:
-        OUT.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(OUT / "rates.csv", frame.to_csv(index=False))
-        atomic_write_text(OUT / "rates.json", json.dumps(meta, indent=2) + "\n")
+    print(f"{meta['machine']}; peak RSS {meta.get('peak_rss_mib')} MiB; {'; '.join(meta['commands'])}")  # type: ignore[arg-type]
     return 0
 
 
