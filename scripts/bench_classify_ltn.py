@@ -159,7 +159,7 @@ def complete_solver_section(sizes: str, checkpoints: str) -> None:
                 solver = LtnAnswers(path, complete=limit)
                 solver.sections(boards[:1])
                 answers: list[dict[str, Any]] = []
-                ms = cpu_ms_per_board(lambda: answers.extend(s.answer["complete_solver"]
+                ms = cpu_ms_per_board(lambda: answers.extend(s.ltn_dict()["complete_solver"]
                                                              for s in solver.sections(boards)), len(boards))
                 if [a["solutions"] for a in answers] != [[t] for t in truth]:
                     raise SystemExit(f"the complete solver's answers on {name} differ from the exact solver's")
@@ -200,9 +200,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ltn = LtnAnswers()
     ltn.sections(boards[:2])  # load the checkpoint
     one_by_one: list[dict[str, Any]] = []
-    single = cpu_ms_per_board(lambda: one_by_one.extend(ltn.section(b).answer for b in boards), count)
+    single = cpu_ms_per_board(lambda: one_by_one.extend(ltn.section(b).ltn_dict() for b in boards), count)
     batched_answers: list[dict[str, Any]] = []
-    batched = cpu_ms_per_board(lambda: batched_answers.extend(s.answer for s in ltn.sections(boards)), count)
+    batched = cpu_ms_per_board(lambda: batched_answers.extend(s.ltn_dict() for s in ltn.sections(boards)), count)
     default_threads = LtnAnswers(threads=None)
     default_threads.sections(boards[:2])
     some = boards[:DEFAULT_THREADS_BOARDS]
@@ -210,12 +210,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     differences = [largest_difference(a, b) for a, b in zip(one_by_one, batched_answers)]
     worst = max(differences)
     most = sorted(range(count), key=lambda i: -differences[i])[:5]  # the boards that differ most, answered twice
-    floor = max(largest_difference(one_by_one[i], ltn.sections([boards[i], boards[i]])[0].answer) for i in most)
+    floor = max(largest_difference(one_by_one[i], ltn.sections([boards[i], boards[i]])[0].ltn_dict()) for i in most)
     decisions = all(decided(a) == decided(b) for a, b in zip(one_by_one, batched_answers))
 
     dead = LtnAnswers(dead_ends=True)
     few = boards[:: max(1, count // max(1, args.dead_end_boards))][: args.dead_end_boards]
-    moves = sum(len(s.answer["moves"]) for s in ltn.sections(few))
+    moves = sum(len(s.ltn_dict()["moves"]) for s in ltn.sections(few))
     dead_ms = cpu_ms_per_board(lambda: dead.sections(few), len(few)) if few else math.nan
 
     rows = [
