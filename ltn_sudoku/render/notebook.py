@@ -81,9 +81,10 @@ def path_html(path: SolveResult) -> str:
             + f", {plural(len(path.steps), 'step')}" + (" (search needed)" if path.guessed else "")
             + (f": {escape(path.reason)}" if path.reason else "") + "</p>")
     drawn = step_views(path, DRAWN_STEPS) if path.steps else []
-    figures = "".join(_figure(v._repr_svg_(), f"{i + 1}. {v.step.text}") for i, v in enumerate(drawn))
+    figures = "".join(_figure(v._repr_svg_(), f"step {i + 1}") for i, v in enumerate(drawn))  # the SVG has the text
     rest = "".join(f"<li>{escape(s.text)}</li>" for s in path.steps[len(drawn):])
-    return head + figures + (f'<ol start="{len(drawn) + 1}" style="font-family:monospace;font-size:.8em">'
+    return head + figures + (f'<ol start="{len(drawn) + 1}" style="font-family:monospace;font-size:.8em;'
+                             f'padding-left:3.5em">'
                              f"{rest}</ol>" if rest else "")
 
 
