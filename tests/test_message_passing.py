@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 from omegaconf import DictConfig
+from torch import nn
 
 from ltn_sudoku.generate import generate
 from ltn_sudoku.logic.board import data
@@ -19,7 +20,7 @@ from ltn_sudoku.logic.board.objective import objective
 from ltn_sudoku.logic.evaluation.evaluate import evaluate
 from ltn_sudoku.logic.groundings.grounding import Grounding, encode_boards, one_hot_givens
 from ltn_sudoku.logic.groundings.hasvalue import MessagePassingConfig, build_has_value
-from ltn_sudoku.logic.groundings.hasvalue.message_passing import MessagePassingHasValue
+from ltn_sudoku.logic.groundings.hasvalue.message_passing import GruGates, MessagePassingHasValue
 from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.kb.operators import build_operators
 from ltn_sudoku.logic.kinds import train
@@ -102,3 +103,84 @@ def test_tiny_run_trains_evaluates_and_states_its_inputs(tmp_path: Path) -> None
     assert "heuristics/always_yes_macro_f1" in metrics
     assert metrics["search/wrong_solved"] == 0 and metrics["search/false_refutations"] == 0
     assert "search/solved" in metrics and "search/refuted" in metrics
+
+
+def _reference_step(net: MessagePassingHasValue, hidden: torch.Tensor, givens: torch.Tensor,
+                    assignment: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """One step as the module docstring defines it, applied to the modules as they read (the implementation before
+    issue 50): node inputs concatenated, each relation's mean over explicit partner matrices built from the cells'
+    rows, columns and blocks, the update MLP on [node | means], nn.GRUCell, the read-out. hidden: (nodes, d)."""
+    batch, cells, n = givens.shape
+    k = net.k
+    rows, cols = torch.arange(cells) // n, torch.arange(cells) % n
+    blocks = rows // k * k + cols // k
+    same_row, same_col = rows[:, None] == rows[None], cols[:, None] == cols[None]
+    same_block, other = blocks[:, None] == blocks[None], ~torch.eye(cells, dtype=torch.bool)
+    partners = [same_row & same_block & other, same_row & ~same_block, same_col & same_block & other,
+                same_col & ~same_block, same_block & ~same_row & ~same_col]
+    filled = givens.sum(-1, keepdim=True).expand_as(givens)
+    node = torch.cat([hidden.view(batch, cells, n, -1), torch.stack([givens, filled, assignment], -1)], -1)
+    messages = net.message(node).view(batch, cells, n, len(partners) + 1, -1)  # (b, c, v, relation, m)
+    digits = (1 - torch.eye(n, dtype=givens.dtype))
+    means = [torch.einsum("vw,bcwm->bcvm", digits, messages[..., 0, :]) / max(1, n - 1)]
+    for r, mask in enumerate(partners, start=1):
+        means.append(torch.einsum("cd,bdvm->bcvm", mask.to(givens.dtype), messages[..., r, :])
+                     / max(1, int(mask[0].sum())))
+    update = net.update_in(torch.cat([node, *means], -1))
+    hidden = net.cell(update.reshape(-1, update.shape[-1]), hidden)
+    return hidden, net.readout(hidden).view(batch, cells, n)
+
+
+@pytest.mark.parametrize(("n", "layers"), [(4, 1), (9, 2), (9, 3)])
+def test_the_step_computes_the_defined_network(n: int, layers: int) -> None:
+    """The rearranged step (stacked products, group sums, folded layers, GruGates, feature-major) is the network its
+    docstring defines, in values and gradients, on every update depth (float64: rounding apart)."""
+    torch.manual_seed(1)
+    net = build_has_value(Grounding(n), MessagePassingConfig(hidden=6, layers=layers, message_dim=3, steps=3))
+    assert isinstance(net, MessagePassingHasValue)
+    net = net.double()
+    net.cpu_part_nodes = None
+    for p in net.parameters():  # non-zero biases everywhere, so that every folded bias is checked
+        p.data.normal_(0, 0.5)
+    givens = one_hot_givens(encode_boards([r.board for r in generate(n, "open_solvable", 3, seed=3)], n), n).double()
+    assignment = givens + (1 - givens.sum(-1, keepdim=True)) / n
+    hidden = torch.randn(givens.numel(), 6, dtype=torch.float64)
+    expected_hidden, expected = _reference_step(net, hidden, givens, assignment)
+    state = (hidden.T.contiguous(), torch.zeros_like(givens))
+    (found_hidden, _), found = net.step(state, net.fixed_inputs(givens, givens.sum(-1, keepdim=True)), assignment)
+    assert torch.allclose(found, expected, atol=1e-10) and torch.allclose(found_hidden.T, expected_hidden, atol=1e-10)
+    weights = torch.randn_like(found)
+    expected_grads = torch.autograd.grad((expected * weights).sum(), list(net.parameters()))
+    found_grads = torch.autograd.grad((found * weights).sum(), list(net.parameters()))
+    for name, a, b in zip([name for name, _ in net.named_parameters()], expected_grads, found_grads):
+        assert torch.allclose(a, b, atol=1e-9), name
+
+
+def test_gru_gates_are_a_gru_cell_with_its_gradient() -> None:
+    """GruGates (feature-major, its backward written out) is nn.GRUCell: values equal and gradcheck passes."""
+    torch.manual_seed(2)
+    cell = nn.GRUCell(4, 4).double()
+    inputs, hidden = torch.randn(7, 4, dtype=torch.float64), torch.randn(7, 4, dtype=torch.float64)
+    x = (inputs @ cell.weight_ih.T).T.contiguous()  # the input product; its reset / update biases join h's
+    h = (hidden @ cell.weight_hh.T + cell.bias_hh + torch.cat([cell.bias_ih[:8], torch.zeros(4)])).T.contiguous()
+    bias = cell.bias_ih[8:]
+    assert torch.allclose(GruGates.apply(x, h, bias, hidden.T.contiguous()).T, cell(inputs, hidden))
+    operands = [t.detach().clone().requires_grad_() for t in (x, h, bias, hidden.T.contiguous())]
+    assert torch.autograd.gradcheck(GruGates.apply, operands)
+
+
+def test_the_cpu_refines_in_parts_with_the_same_answer() -> None:
+    """On the CPU, message passing refines `cpu_part_nodes` nodes at a time: the same assignments as the whole batch
+    at once, and the givens' part computed once per part, not once per step."""
+    net = _net(4)
+    values = encode_boards([r.board for r in generate(4, "open_solvable", 9, seed=6)], 4)
+    givens = one_hot_givens(values, 4)
+    net.cpu_part_nodes = None
+    whole = net(givens)
+    net.cpu_part_nodes = 2 * 16 * 4  # two 4x4 boards a part: five parts
+    calls = []
+    original = net.fixed_inputs
+    net.fixed_inputs = lambda *a: calls.append(1) or original(*a)  # type: ignore[method-assign]
+    parts = net(givens)
+    assert len(calls) == 5 and len(parts) == len(whole)
+    assert all(torch.allclose(a, b, atol=1e-6) for a, b in zip(parts, whole))

@@ -57,8 +57,9 @@ class EvidenceHasValue(RecurrentHasValue):
     def initial_state(self, givens: torch.Tensor) -> torch.Tensor:
         return torch.zeros_like(givens)
 
-    def step(self, state: torch.Tensor, facts: torch.Tensor, filled: torch.Tensor,
+    def step(self, state: torch.Tensor, fixed: tuple[torch.Tensor, torch.Tensor],
              assignment: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        facts, filled = fixed
         hidden = torch.relu(self.first(self.evidence(assignment, facts, filled)))
         logits = state + self.rest(hidden).squeeze(-1)
         return logits, logits

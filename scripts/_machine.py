@@ -1,0 +1,23 @@
+"""What a benchmark names beside its figures: the machine they were measured on (absolute times hold on it alone)."""
+
+from __future__ import annotations
+
+import platform
+import resource
+from pathlib import Path
+
+
+def cpu_name() -> str:
+    """The CPU's model name (Linux /proc/cpuinfo), else what platform says."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident set size in MB (Linux reports KB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
