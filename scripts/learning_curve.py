@@ -180,8 +180,20 @@ def tidy(curve: pd.DataFrame, sets: list[str]) -> pd.DataFrame:
             "eval_order": part.get("eval_order", "node"), "solved": part[f"{name} solved"],
             "wrong guesses": part[f"{name} wrong guesses"],
             "ascending": part[f"{name} wrong guesses ascending"],
-            "fewest places": part.get(f"{name} wrong guesses fewest places")}))
+            "fewest places": part.get(f"{name} wrong guesses fewest places"),
+            "singles loop": part.get(f"{name} solved singles loop"),
+            "cpu_s": part.get("cumulative_cpu_s", part.get("train_cpu_s"))}))
     return pd.concat(rows, ignore_index=True)
+
+
+def with_cpu_seconds(point: Path) -> dict[str, object]:
+    """A point.json with its training's CPU seconds (metrics.json beside it: the compute axis, which wall time on a
+    shared machine is not) and, for a chain, the CPU seconds of every point up to it."""
+    row = json.loads(point.read_text())
+    metrics = point.with_name("metrics.json")
+    if metrics.is_file():
+        row["train_cpu_s"] = json.loads(metrics.read_text()).get("train/cpu_seconds")
+    return row
 
 
 def measure_point(checkpoint: str | Path, variant: str, boards_count: int, train_wall_s: float,
@@ -283,11 +295,13 @@ def main() -> None:
             best = run_dir / "best.pt"
             checkpoint = best if best.is_file() and not args.chain else run_dir / "last.pt"  # a chain goes on from last
             measure_point(checkpoint, variant, boards_count, time.perf_counter() - started, boards, sets, args)
-    rows = [json.loads(p.read_text()) for p in sorted(args.out_dir.rglob("b*/point.json"))]  # nested: per set
+    rows = [with_cpu_seconds(p) for p in sorted(args.out_dir.rglob("b*/point.json"))]  # nested: per set
     if not rows:
         print("learning_curve: no point measured yet", file=sys.stderr)
         return
     curve = pd.DataFrame(rows).sort_values(["variant", "boards"])
+    if args.chain and "train_cpu_s" in curve:  # one continuing model: its compute is the sum up to each point
+        curve["cumulative_cpu_s"] = curve.groupby("variant")["train_cpu_s"].cumsum()
     atomic_write_text(args.out_dir / "curve.csv", curve.to_csv(index=False))
     measured = [c.removesuffix(" solved") for c in curve.columns if c.endswith(" solved")]
     plot(curve, measured, args.out_dir / "curve.png")
