@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     if args.html is not None:
         if args.out is not None:
             raise UsageError("--html and --out: one output file at a time (--out REPORT.html is --html)")
-        args.out = check_html_out(args.html)
+        args.out, args.html = check_html_out(args.html), None  # one output, named once (refuse_shared_outputs)
     out_kind = out_format(args.out, {**OUT_FORMATS, **HTML_FORMATS}) if args.out is not None else None
     if args.jobs < 1:
         raise UsageError(f"--jobs {args.jobs}: expected at least 1")
