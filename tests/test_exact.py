@@ -259,7 +259,8 @@ def test_warmup_compiles_every_entry_point_of_a_classify_run(capsys: pytest.Capt
 
     assert warmup.main() == 0
     assert "CPU s" in capsys.readouterr().out
-    for entry, arg_type in ((kernel._solve_rows, "array(int32, 2d, C)"), (kernel._count_cells, "readonly bytes(uint8"),
+    for entry, arg_type in ((kernel._solve_rows, "array(int32, 2d, C)"), (kernel._solve_rows_band, "array(int32, 2d, C)"),
+                            (kernel._count_cells, "readonly bytes(uint8"),
                             (kernel._count_capped, "array(int32, 1d, C)"),
                             (kernel._root_candidates, "array(int32, 1d, C)"),
                             (kernel.count_solutions_nb, "array(int32, 1d, C)")):

@@ -44,8 +44,13 @@ For other engineers' numba code, one function callable from inside an @njit func
     NUMBA_CACHE_DIR afresh) after updating ltn_sudoku.
 
 Compilation. Every @njit here is cached on disk (`cache=True`, in ltn_sudoku/exact/__pycache__ for the editable
-install, else numba's user-wide cache or NUMBA_CACHE_DIR), so only the first process compiles (several seconds);
-later ones load the machine code. When no cache directory is writable the functions are compiled without a cache.
+install, else numba's user-wide cache or NUMBA_CACHE_DIR), so only the first process compiles; later ones load the
+machine code. numba compiles a function on its first call, so a command compiles what it uses: 9x9 boards go through
+their own entry point (`_solve_rows_band`, about 8 CPU s to compile) and never compile the general solver (about 25
+more); constants are passed as typed values, not literals, which would compile a function once per call site. A
+compilation that runs for more than ANNOUNCE_AFTER_S says so on stderr, then its time (`_CompileAnnouncer`, for every
+numba function of the package); `python -m ltn_sudoku.warmup` compiles everything up front. When no cache directory
+is writable the functions are compiled without a cache.
 Keep every jitted function in this one file: numba's cache does not notice edits to other modules.
 """
 
@@ -53,13 +58,14 @@ from __future__ import annotations
 
 import itertools
 import sys
+import threading
 import time
 import warnings
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 from numba import njit
+from numba.core import event
 
 from ltn_sudoku.board import Board, box_side, side_for_cell_count
 
@@ -840,7 +846,7 @@ def _b_search(grid: np.ndarray, limit: int, found: np.ndarray, work: np.ndarray)
             ok = False
             break
     if ok:
-        ok = _b_propagate(st, (1 << 27) - 1)
+        ok = _b_propagate(st, np.int64((1 << 27) - 1))  # an int64, not a literal: _b_propagate compiles once
     depth = 0
     total = 0
     while True:
@@ -886,6 +892,9 @@ def _b_work() -> np.ndarray:
 _RESTART_BUDGET = 64  # dead ends allowed to the first run of a count, doubled at each restart
 _RESTART_LIMIT = 64  # counts to a higher limit run once, without restarts (they would keep every solution met)
 _RESTART_SEED = 0x5EED  # restarts are randomized, but the same for the same puzzle
+# _count's "no cap on dead ends" as an int64, not the literal 0: numba compiles a function once per argument types,
+# and a literal argument is a type of its own (each literal call site would compile _count and _search again)
+_NO_CAP = np.int64(0)
 
 
 @cached_njit
@@ -944,28 +953,32 @@ def _count(grid: np.ndarray, limit: int, found: np.ndarray, units: np.ndarray, p
 
 
 @cached_njit
+def _solve_rows_band(puzzles: np.ndarray, limit: int, store: int, counts: np.ndarray, found: np.ndarray) -> None:
+    """counts[i] = min(#solutions of the 9x9 puzzles[i], limit); found[i] = its first `store` solutions (store <=
+    limit), by the band solver. Its own entry point, apart from the general solver's: a 9x9 run compiles only this."""
+    out = np.empty((store, 81), np.int16)
+    work = _b_work()
+    for i in range(puzzles.shape[0]):
+        counts[i] = _b_search(puzzles[i], limit, out, work)
+        for j in range(min(store, counts[i])):
+            found[i, j] = out[j]
+
+
+@cached_njit
 def _solve_rows(puzzles: np.ndarray, n: int, limit: int, store: int, rng: np.ndarray, counts: np.ndarray,
                 found: np.ndarray) -> None:
-    """counts[i] = min(#solutions of puzzles[i], limit); found[i] = its first `store` solutions (store <= limit).
-
-    9x9 goes to the band solver, other sides to the general one (with restarts, see _count). With rng non-empty
+    """counts[i] = min(#solutions of puzzles[i], limit); found[i] = its first `store` solutions (store <= limit), by
+    the general solver (with restarts, see _count; 9x9 without rng goes to _solve_rows_band). With rng non-empty
     the puzzles are searched at random for one solution each (random grids), restarting with a doubled budget of
     dead ends whenever a run goes astray.
     """
     out = np.empty((store, n * n), np.int16)
-    if n == 9 and rng.shape[0] == 0:
-        work = _b_work()
-        for i in range(puzzles.shape[0]):
-            counts[i] = _b_search(puzzles[i], limit, out, work)
-            for j in range(min(store, counts[i])):
-                found[i, j] = out[j]
-        return
     units, peers, cell_units, full = _tables(n)
     cand, count, value, flags, queue, meta, weight = _workspace(n)
     for i in range(puzzles.shape[0]):
         if rng.shape[0] == 0:
             got = _count(puzzles[i], limit, out, units, peers, cell_units, full, cand, count, value, flags, queue,
-                         meta, weight, 0)
+                         meta, weight, _NO_CAP)
         else:
             budget = n * n
             while True:
@@ -987,7 +1000,7 @@ def count_solutions_nb(grid: np.ndarray, n: int, limit: int) -> int:
     units, peers, cell_units, full = _tables(n)
     cand, count, value, flags, queue, meta, weight = _workspace(n)
     return _count(grid, limit, np.empty((0, n * n), np.int16), units, peers, cell_units, full, cand, count, value,
-                  flags, queue, meta, weight, 0)
+                  flags, queue, meta, weight, _NO_CAP)
 
 
 @cached_njit
@@ -1052,7 +1065,10 @@ def _solve(grid: np.ndarray, n: int, limit: int, store: int, rng: np.ndarray = _
     """(counts (m,), solutions (m, store, n*n)) of validated int32 puzzles."""
     counts = np.zeros(grid.shape[0], np.int64)
     found = np.zeros((grid.shape[0], store, n * n), np.int16)
-    _solve_rows(grid, n, limit, store, rng, counts, found)
+    if n == 9 and rng.shape[0] == 0:
+        _solve_rows_band(grid, limit, store, counts, found)
+    else:
+        _solve_rows(grid, n, limit, store, rng, counts, found)
     return counts, found
 
 
@@ -1105,32 +1121,71 @@ def solve(board: Board) -> Board | None:
 
 
 def warm_up() -> None:
-    """Compile (or load from the cache) both entry points, e.g. before timing."""
-    count_solutions_batch(np.zeros((1, 16), np.int32))
+    """Compile (or load from the cache) every entry point, e.g. before timing or at install (ltn_sudoku.warmup)."""
+    count_solutions_batch(np.zeros((1, 16), np.int32))  # the general solver
+    count_solutions_batch(np.zeros((1, 81), np.int32), 1)  # the 9x9 band solver
     count_solutions_nb(np.zeros(16, np.int32), 4, 2)
     _count_cells(bytes(81), 2)
 
 
-def _machine_code_cached() -> bool:
-    """Whether numba's on-disk cache already holds this file's machine code (the batch entry point's index, written
-    after this source); True where numba keeps no cache (nothing would be saved to announce)."""
-    try:
-        index = Path(_solve_rows._cache._cache_file._index_path)
-    except AttributeError:
-        return True
-    return index.exists() and index.stat().st_mtime >= Path(__file__).stat().st_mtime
+ANNOUNCE_AFTER_S = 3.0  # a compilation still running after this long is announced on stderr
 
 
-def announce_first_compilation() -> None:
-    """On a machine's first use, say on stderr that the kernel compiles (minutes, once) and how long it took: a fresh
-    install's first classify-board would otherwise sit silent for minutes (`make install` runs ltn_sudoku.warmup)."""
-    if _machine_code_cached():
-        return
-    print("ltn-sudoku: compiling the exact solver's machine code (numba) on this machine's first use: about 1-3 "
-          "CPU minutes, once; later processes load it from the cache", file=sys.stderr, flush=True)
-    started = time.perf_counter()
-    warm_up()
-    print(f"ltn-sudoku: compiled in {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+class _CompileAnnouncer(event.Listener):
+    """Says on stderr when numba compiles this package's machine code for longer than ANNOUNCE_AFTER_S (a fresh
+    install's first run, or a new numba cache): what is happening, then how long it took. numba compiles each
+    function on its first call (lazily: a command compiles what it uses) and caches it on disk, so later processes
+    load it in milliseconds and say nothing. Loading from the cache passes through the same event, too briefly to
+    be announced."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._depth = 0  # compilations nest: a function compiles the functions it calls
+        self._started = 0.0
+        self._timer: threading.Timer | None = None
+        self._announced = False
+
+    def on_start(self, ev: event.Event) -> None:
+        if not _ours(ev):
+            return
+        with self._lock:
+            self._depth += 1
+            if self._depth == 1:
+                self._started, self._announced = time.perf_counter(), False
+                self._timer = threading.Timer(ANNOUNCE_AFTER_S, self._announce, args=(_function_name(ev),))
+                self._timer.daemon = True
+                self._timer.start()
+
+    def on_end(self, ev: event.Event) -> None:
+        if not _ours(ev):
+            return
+        with self._lock:
+            self._depth -= 1
+            if self._depth or self._timer is None:
+                return
+            self._timer.cancel()
+            self._timer = None
+            if self._announced:
+                print(f"ltn-sudoku: compiled in {time.perf_counter() - self._started:.0f} s (cached for later runs)",
+                      file=sys.stderr, flush=True)
+
+    def _announce(self, name: str) -> None:
+        with self._lock:
+            if self._timer is None:
+                return
+            self._announced = True
+        print(f"ltn-sudoku: compiling machine code for this machine (numba, {name} and what it calls): once, on "
+              "first use; later runs load it from the cache", file=sys.stderr, flush=True)
 
 
-announce_first_compilation()
+def _ours(ev: event.Event) -> bool:
+    dispatcher = (ev.data or {}).get("dispatcher")
+    return getattr(getattr(dispatcher, "py_func", None), "__module__", "").startswith("ltn_sudoku.")
+
+
+def _function_name(ev: event.Event) -> str:
+    func = ev.data["dispatcher"].py_func
+    return f"{func.__module__.rsplit('.', 1)[-1]}.{func.__name__}"
+
+
+event.register("numba:compile", _CompileAnnouncer())
