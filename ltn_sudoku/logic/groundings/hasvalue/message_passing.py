@@ -69,15 +69,15 @@ class FixedInputs(NamedTuple):
 # The groups of nodes whose sums of the message hidden layer make up the six relations, and each relation as
 # +1 / -1 times them: cell = the cell's sum - the node itself, row_out_block = the row's sum - the row segment's, ...
 GROUPS: tuple[str, ...] = ("self", "cell", "row_segment", "row", "col_segment", "col", "block")
-RELATION_GROUPS: torch.Tensor = torch.tensor([
+RELATION_GROUPS: tuple[tuple[int, ...], ...] = (
     # self cell row_seg row col_seg col block
-    [-1, 1, 0, 0, 0, 0, 0],  # cell: the other digits of the cell
-    [-1, 0, 1, 0, 0, 0, 0],  # row_in_block
-    [0, 0, -1, 1, 0, 0, 0],  # row_out_block
-    [-1, 0, 0, 0, 1, 0, 0],  # col_in_block
-    [0, 0, 0, 0, -1, 1, 0],  # col_out_block
-    [1, 0, -1, 0, -1, 0, 1],  # block_rest: the block - the row segment - the column segment + the node itself
-], dtype=torch.float32)
+    (-1, 1, 0, 0, 0, 0, 0),  # cell: the other digits of the cell
+    (-1, 0, 1, 0, 0, 0, 0),  # row_in_block
+    (0, 0, -1, 1, 0, 0, 0),  # row_out_block
+    (-1, 0, 0, 0, 1, 0, 0),  # col_in_block
+    (0, 0, 0, 0, -1, 1, 0),  # col_out_block
+    (1, 0, -1, 0, -1, 0, 1),  # block_rest: the block - the row segment - the column segment + the node itself
+)
 
 
 class MessagePassingHasValue(RecurrentHasValue):
@@ -109,7 +109,7 @@ class MessagePassingHasValue(RecurrentHasValue):
         partners = torch.tensor([n - 1, k - 1, n - k, k - 1, n - k, (k - 1) ** 2], dtype=torch.float32)
         self.register_buffer("relation_size", partners.clamp(min=1), persistent=False)  # a mean's divisor
         self.register_buffer("partners", partners, persistent=False)
-        self.register_buffer("relation_groups", RELATION_GROUPS.clone(), persistent=False)
+        self.register_buffer("relation_groups", torch.tensor(RELATION_GROUPS, dtype=torch.float32), persistent=False)
 
     def initial_state(self, givens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         hidden = givens.new_zeros(self.config.hidden, givens.numel())
