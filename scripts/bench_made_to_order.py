@@ -20,8 +20,6 @@ import argparse
 import datetime
 import json
 import os
-import platform
-import resource
 import shlex
 import sys
 import time
@@ -37,6 +35,7 @@ from ltn_sudoku.questions.engine import SEARCH_TECHNIQUE  # noqa: E402
 from ltn_sudoku.questions.made_to_order import Maker, Order  # noqa: E402
 from ltn_sudoku.techniques.families import family_of  # noqa: E402
 from ltn_sudoku.techniques.registry import all_techniques, by_name  # noqa: E402
+from scripts._machine import cpu_name, peak_rss_mb  # noqa: E402
 
 OUT = ROOT / "docs" / "results" / "made_to_order"
 TARGET_TIERS = (1, 2, 3, 4)
@@ -48,17 +47,9 @@ SETTINGS: dict[str, dict[str, object]] = {
 }
 
 
-def cpu_model() -> str:
-    """The processor's model name (Linux /proc/cpuinfo; platform's words elsewhere) and the cores of this machine."""
-    name = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                name = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{name}, {os.cpu_count()} cores (shared with other work: CPU time, not wall time, is measured)"
+def machine() -> str:
+    """The CPU's model and this machine's cores, for the result files."""
+    return f"{cpu_name()}, {os.cpu_count()} cores (shared with other work: CPU time, not wall time, is measured)"
 
 
 def measure(technique: str, setting: str, count: int, cpu_limit: float, seed: int) -> dict[str, object]:
@@ -126,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     done = {str(r["technique"]) for r in rows}
     meta: dict[str, object] = {
         "commands": [*commands, shlex.join(["python", *sys.argv])], "date": datetime.date.today().isoformat(),
-        "machine": cpu_model(), "count": args.count, "cpu_limit_s": args.cpu, "seed": args.seed, "file": "rates.csv"}
+        "machine": machine(), "count": args.count, "cpu_limit_s": args.cpu, "seed": args.seed, "file": "rates.csv"}
     if args.resume and commands and "note" in previous:
         meta["note"] = previous["note"]
     next(Maker(Order(hardest="Naked Single"), 9, 0).puzzles())  # compile the exact kernel before any clock runs
@@ -134,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         for setting in SETTINGS:
             rows.append(measure(name, setting, args.count, args.cpu, args.seed))
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-        meta["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        meta["peak_rss_mib"] = round(peak_rss_mb())
         if not args.no_write:
             write(rows, meta)
     frame = pd.DataFrame(rows).sort_values(["tier"], kind="stable")
