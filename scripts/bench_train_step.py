@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     print(f"CPU: {cpu_name()}; torch {torch.__version__}, {args.threads} thread(s), device {device}; batch "
           f"{args.batch}, {args.boards} boards a pass, {args.repeats} interleaved passes a side; baseline "
-          f"{args.baseline} (ltn_sudoku/logic)", flush=True)
+          f"{args.baseline} (its training-step modules: STEP_MODULES)", flush=True)
     with tempfile.TemporaryDirectory(prefix="bench_train_step_") as tmp:
         baseline = baseline_logic(args.baseline, Path(tmp), args.repo)
         print("| model | baseline boards/CPU s | today boards/CPU s | ratio (min-max) | baseline / today boards/s "
