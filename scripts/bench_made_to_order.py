@@ -115,8 +115,9 @@ def main(argv: list[str] | None = None) -> int:
         previous = json.loads((OUT / "rates.json").read_text())
         commands = list(previous["commands"])  # type: ignore[call-overload]
     done = {str(r["technique"]) for r in rows}
+    ran = [*commands, shlex.join(["python", *sys.argv])]
     meta: dict[str, object] = {
-        "commands": [*commands, shlex.join(["python", *sys.argv])], "date": datetime.date.today().isoformat(),
+        "commands": ran, "date": datetime.date.today().isoformat(),
         "machine": machine(), "count": args.count, "cpu_limit_s": args.cpu, "seed": args.seed, "file": "rates.csv"}
     if args.resume and commands and "note" in previous:
         meta["note"] = previous["note"]
@@ -130,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             write(rows, meta)
     frame = pd.DataFrame(rows).sort_values(["tier"], kind="stable")
     print(table(frame))
-    print(f"{meta['machine']}; peak RSS {meta.get('peak_rss_mib')} MiB; {'; '.join(meta['commands'])}")  # type: ignore[arg-type]
+    print(f"{meta['machine']}; peak RSS {meta.get('peak_rss_mib')} MiB; {'; '.join(ran)}")
     return 0
 
 

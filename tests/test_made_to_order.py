@@ -102,6 +102,8 @@ def test_rate_shows_the_hardest_technique_and_filters_on_it(tmp_path: Path,
     assert main(["rate", str(src)]) == 0
     out = capsys.readouterr().out
     assert f"{X_WING}  Hard          872  X-Wing\n" in out and f"{simple}  Easy" in out
+    assert main(["rate", "--board", X_WING, "--steps"]) == 0
+    assert "\n  steps: Hidden Single=16; Locked Candidates Type 2 (Claiming)=2;" in capsys.readouterr().out
     assert main(["rate", str(src), "--hardest", "x-wings"]) == 0
     out = capsys.readouterr().out
     assert simple not in out and "1 of 2 puzzles match" in out

@@ -43,6 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         "those that needed search)")
     p.add_argument("--uses", metavar="NAMES", help="keep the puzzles whose path uses every technique of NAMES")
     p.add_argument("--level", choices=(*LEVELS, UNSOLVABLE), help="keep the puzzles of this level")
+    p.add_argument("--steps", action="store_true",
+                   help="print each puzzle's steps per technique under its line (--out files always hold them)")
     return p
 
 
@@ -72,11 +74,13 @@ def run(args: argparse.Namespace) -> int:
         levels[level] += 1
         counts = result.technique_counts
         row = {"puzzle": record.board.to_line(output_symbols(args.symbols, record)), "level": level,
-               "score": result.score, "guessed": result.guessed, "hardest": result.hardest, "steps": counts if out_kind == "jsonl" else _steps_text(counts)}
+               "score": result.score, "guessed": result.guessed, "hardest": result.hardest,
+               "steps": counts if out_kind == "jsonl" else _steps_text(counts)}
         rows.append(row)
         if out_kind is None:
+            steps = f"\n  steps: {_steps_text(counts)}" if args.steps else ""
             print(f"{row['puzzle']}  {level:<10} {result.score:>6}  {result.hardest or '-'}"
-                  f"{'  guessed' if result.guessed else ''}", flush=True)
+                  f"{'  guessed' if result.guessed else ''}{steps}", flush=True)
     if out_kind is not None:
         write_results(args.out, out_kind, rows, columns=COLUMNS)
     order = [lv for lv in (*LEVELS, UNSOLVABLE) if levels[lv]]

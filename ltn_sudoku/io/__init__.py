@@ -59,7 +59,7 @@ from ltn_sudoku.io.writers import (
 __all__ = [
     "FORMATS", "MAX_LINE_CHARS", "PUZZLE_COLUMNS", "SOLUTION_COLUMNS", "STDIN_NAME", "AtomicFile", "BoardRecord",
     "FormatError", "atomic_copy", "atomic_write", "atomic_write_bytes", "atomic_write_text", "boards_to_text",
-    "cell_symbols", "check_cells", "decode_cells", "detect_format", "encode_cells", "format_board", "is_board_length", "iter_lines",
-    "iter_records", "iter_stream_records", "parse_board_text", "read_boards", "read_records", "read_stream_records",
+    "cell_symbols", "check_cells", "decode_cells", "detect_format", "encode_cells", "format_board", "is_board_length",
+    "iter_lines", "iter_records", "iter_stream_records", "parse_board_text", "read_boards", "read_records", "read_stream_records",
     "records_from_lines", "stream_records", "text_symbols", "write_boards",
 ]
