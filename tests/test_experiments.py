@@ -21,7 +21,7 @@ from ltn_sudoku.paths import CHECKPOINTS_DIR, REPO_ROOT, portable
 
 # what a recorded config holds that is not the recipe: where and on what the run happened, and how it started
 NOT_RECIPE = ("run_dir", "checkpoint", "device", "device_resolved", "threads", "evaluate.", "experiment", "hydra.",
-              "train.progress", "train.resume", "train.init_from")
+              "train.progress", "train.resume", "train.init_from", "train.grad_every")  # grad_every: logging only
 # knobs retired from the schema, at the value they had in every shipped checkpoint (their code path was off)
 RETIRED_KEYS: dict[str, Any] = {f"{group}.{key}": value for group, keys in RETIRED.items()
                                  for key, value in keys.items()}
