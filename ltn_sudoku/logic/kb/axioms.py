@@ -46,10 +46,13 @@ def rule_axioms(grounding: Grounding, ops: Operators, assignment: torch.Tensor,
     v1, v2 = grounding.digit_pair_variables()
     axioms["one_value_per_cell"] = ops.forall(
         [d.c, v1, v2], ops.Not(ops.And(has_value(d.b, d.c, v1), has_value(d.b, d.c, v2))))
+    c1, c2 = grounding.peer_pair_variables()
+    # ¬(HV(b,c1,v) ∧ HV(b,c2,v)) over every peer pair, once: the row, column and block axioms read the same truths
+    clash = ops.Not(ops.And(has_value(d.b, c1, d.v), has_value(d.b, c2, d.v)))
     for name, predicate in zip(UNIT_AXIOMS, grounding.unit_predicates().values()):
-        c1, c2 = grounding.peer_pair_variables()
-        clash = ops.Not(ops.And(has_value(d.b, c1, d.v), has_value(d.b, c2, d.v)))
-        axioms[name] = ops.forall([c1, c2, d.v], ops.Implies(predicate(c1, c2), clash))
+        c1, c2 = grounding.peer_pair_variables()  # afresh: a quantifier undoes its variables' diagonal
+        shared = LTNObject(clash.value, list(clash.free_vars))  # LTNtorch reshapes its operands in place
+        axioms[name] = ops.forall([c1, c2, d.v], ops.Implies(predicate(c1, c2), shared))
     i = index_variable("i", torch.arange(grounding.n, device=assignment.device))
     in_unit = TablePredicate(assignment[:, grounding.unit_cells])  # (b, u, i, v): the unit's i-th cell holds v
     axioms["unit_has_digit"] = ops.forall([d.u, d.v], ops.exists([i], in_unit(d.b, d.u, i, d.v)))
