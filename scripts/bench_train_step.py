@@ -2,19 +2,19 @@
 """Training throughput of the 9x9 board models against the code of a baseline commit, in one process (issue 50).
 
 The baseline is today's `ltn_sudoku/logic` with the modules of the training step that issue 50 rewrote
-(STEP_MODULES: the recurrent hasValue groundings) as they were at `--baseline` (default: the last commit before that
-work), read with `git show` into a temporary copy of the package whose imports point at itself; everything else is
-the same code on both sides, so the comparison isolates the step. Both sides build the same model from the same config
-and start from the same weights, draw the same boards (generated states: a solving state of each solvable board and
-a fifth impossible boards, techniques labelled), and run the same training step on the same batches: the board
-objective, backward, an Adam step. The passes alternate (baseline first on even repeats, today's on odd), each from
-the initial weights, so both meet the same machine load; the figure is boards per CPU second of the process (all
-threads), the median over repeats, and the ratio is the median of the per-repeat ratios (the portable figure; the
-absolute ones hold on the CPU named). The losses of the two sides on the same batches are compared: learning
-unchanged means they differ by float32 rounding only (the largest difference is printed).
+(STEP_MODULES: the recurrent hasValue groundings and the axioms) as they were at `--baseline` (default: the last
+commit before that work), read with `git show` into a temporary copy of the package whose imports point at itself;
+everything else is the same code on both sides, so the comparison isolates the step. Both sides build the same model
+from the same config and start from the same weights, draw the same boards (generated states: a solving state of
+each solvable board and a fifth impossible boards, techniques labelled), and run the same training step on the same
+batches: the board objective, backward, an Adam step. The passes alternate (baseline first on even repeats, today's
+on odd), each from the initial weights, so both meet the same machine load; the figure is boards per CPU second of
+the process (all threads), the median over repeats, and the ratio is the median of the per-repeat ratios (the
+portable figure; the absolute ones hold on the CPU named). The losses of the two sides on the same batches are
+compared: learning unchanged means they differ by float32 rounding only (the largest difference is printed).
 
     .venv/bin/python scripts/bench_train_step.py [--models message_passing,evidence] [--boards 128] [--batch 32]
-        [--repeats 5] [--threads 1] [--baseline REV] [--device cpu]
+        [--repeats 5] [--threads 1] [--baseline REV] [--device cpu] [--repo PATH]
 """
 
 from __future__ import annotations
@@ -46,8 +46,9 @@ MODELS: dict[str, list[str]] = {"message_passing": ["model=9x9_mp", "logic=produ
                                 "evidence": ["model=9x9", "logic=lukasiewicz"]}
 BASELINE_PACKAGE = "_baseline_ltn"
 # the modules of the training step that issue 50 rewrote for speed: the baseline side runs them as they were
-STEP_MODULES: tuple[str, ...] = tuple(f"ltn_sudoku/logic/groundings/hasvalue/{name}.py"
-                                      for name in ("base", "evidence", "message_passing"))
+STEP_MODULES: tuple[str, ...] = (*(f"ltn_sudoku/logic/groundings/hasvalue/{name}.py"
+                                    for name in ("base", "evidence", "message_passing")),
+                                  "ltn_sudoku/logic/kb/axioms.py")
 
 
 def baseline_logic(rev: str, into: Path, repo: Path = ROOT, paths: tuple[str, ...] = STEP_MODULES) -> str:
