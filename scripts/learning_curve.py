@@ -153,6 +153,11 @@ def plot(curve: pd.DataFrame, sets: list[str], path: Path) -> None:
             if group[f"{name} solved"].notna().any():
                 left.plot(group.boards, 100 * group[f"{name} solved"], marker="o", label=f"{label}, {name}")
                 right.plot(group.boards, group[f"{name} wrong guesses"], marker="o", label=label)
+    for name in sets:  # the singles loop on the same puzzles: the baseline of the solved share
+        if f"{name} solved singles loop" in curve and curve[f"{name} solved singles loop"].notna().any():
+            base = 100 * curve[f"{name} solved singles loop"].mean()
+            left.axhline(base, linestyle="--", color="grey", linewidth=1)
+            left.annotate(f"singles loop, {name}", (curve.boards.min(), base), fontsize=7)
     for name, right in zip(sets, rights):
         for label, style in (("ascending", "--"), ("fewest places", ":")):
             if f"{name} wrong guesses {label}" in curve:  # fewest places: points measured since issue 40

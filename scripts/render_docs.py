@@ -349,6 +349,8 @@ def render_results_index() -> str:
            _table(("what", "command", "date", "machine"),
                   [(r["what"], f"`{r['command']}`", r["date"], r["machine"]) for r in rows]),
            "## Pages\n",
+           "- [What the LTN learns, by tier](learned.md): the learned models without crisp input beside the singles "
+           "loop and the engine, by reasoning tier, and the learning curve against compute.\n"
            "- [Logics (t-norm sweeps)](sweeps.md): which fuzzy logic learns the rules.\n"
            "- [Learned value orders](guidance.md): hasValue as the branching order of a complete solver, with "
            "paired intervals.\n"
