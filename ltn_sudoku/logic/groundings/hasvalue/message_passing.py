@@ -169,7 +169,6 @@ class MessagePassingHasValue(RecurrentHasValue):
         return (hidden, logits), logits
 
 
-
 def _with_group_terms(out: torch.Tensor, x: torch.Tensor, on_groups: list[torch.Tensor]) -> torch.Tensor:
     """`out` plus every group's sum of x (d, batch, band, row in band, stack, column in stack, digit) times its
     matrix, broadcast back over the group (out of place: an in-place add to a view costs autograd a full copy)."""
