@@ -254,6 +254,17 @@ def test_solve_draws_the_shipped_example_whose_givens_clash(tmp_path: Path,
     assert "not solved" in out and "Traceback" not in err
 
 
+def test_solve_svg_never_replaces_a_step_picture_it_did_not_make(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    drawings = tmp_path / "D"
+    drawings.mkdir()
+    mine = drawings / "board1_step1.svg"
+    mine.write_text("the user's own drawing")
+    status, out, err = cli(capsys, "solve", str(EXAMPLES / "seed_9x9.csv"), "--explain", "--svg", str(drawings))
+    assert status == 2 and "nothing is replaced" in err and "Traceback" not in err
+    assert mine.read_text() == "the user's own drawing" and sorted(drawings.iterdir()) == [mine]
+
+
 # ---- case 4: a crafted checkpoint, judged before it is loaded ---------------------------------------------------------
 LOAD_AND_MEASURE = """
 import json, resource, sys

@@ -110,6 +110,17 @@ def _text(name: str, result: SolveResult, explain: bool, symbols: str) -> str:
     return "\n".join(lines)
 
 
+def check_svg_folder(directory: Path) -> None:
+    """--svg DIR before any work: a folder, new or without step pictures, so that no file this command did not make
+    is ever replaced (an earlier run's board1_step1.svg is the user's now)."""
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"--svg {directory}: not a folder")
+    earlier = sorted(directory.glob("board*_step*.svg")) if directory.is_dir() else []
+    if earlier:
+        raise UsageError(f"--svg {directory}: holds {len(earlier)} step picture(s) already ({earlier[0].name}, ...); "
+                         "nothing is replaced: choose a new folder or remove them")
+
+
 def write_step_svgs(directory: Path, board_number: int, result: SolveResult) -> int:
     """Every step of the path drawn on the grid it was found in (the path replayed from the puzzle); the count. A
     board whose givens clash has no path: nothing to draw."""
@@ -211,6 +222,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--{option} goes with --explain (and not with --ltn)")
     if args.html is not None:
         check_html_out(args.html)
+    if args.svg is not None:
+        check_svg_folder(args.svg)
     if args.ltn:
         return run_ltn(args)
     out_kind = out_format(args.out) if args.out is not None else None
