@@ -54,7 +54,9 @@ def test_every_axiom_in_satagg_moves_and_has_gradient(logic: str, model_name: st
     trained = set(first.truths)
     assert trained, "no axiom in SatAgg"
     norms = axiom_gradient_norms(model, first.truths)
-    dead = {name: norm for name, norm in norms.items() if not norm > 1e-6}  # float noise of a constant: ~1e-9
+    # a constant's gradient is float noise (3e-10 for p_exists = 1's cell_has_value); the smallest living one at
+    # initialisation is product's one_value_per_cell near a uniform softmax (5e-7)
+    dead = {name: norm for name, norm in norms.items() if not norm > 1e-8}
     assert not dead, f"logic={logic} model={model_name}: zero gradient for {sorted(dead)}"
     constant = sorted(name for name in first.satisfaction if name.split(" ")[0] in trained
                       and abs(first.satisfaction[name] - second.satisfaction[name]) < 1e-7)
@@ -70,7 +72,7 @@ def test_axioms_fixed_by_construction_are_reported_apart(logic: str) -> None:
     assert "givens" in fixed and ("one_value_per_cell" in fixed) == (family == "lukasiewicz")
     assert fixed == set(result.constant)
     assert not fixed & (set(result.satisfaction) | set(result.truths))
-    assert all(abs(v - 1.0) < 1e-6 for v in result.constant.values())
+    assert all(abs(v - 1.0) < 1e-3 for v in result.constant.values())  # stable product projects 1 to 1 - eps
 
 
 def test_the_check_fails_on_a_dead_existential() -> None:
@@ -83,4 +85,4 @@ def test_the_check_fails_on_a_dead_existential() -> None:
     first, second = (objective(model, ops, _batch(seed, list(cfg.model.techniques))) for seed in (3, 4))
     assert first.satisfaction["cell_has_value"] == pytest.approx(0.25, abs=1e-6)
     assert first.satisfaction["cell_has_value"] == pytest.approx(second.satisfaction["cell_has_value"], abs=1e-7)
-    assert axiom_gradient_norms(model, first.truths)["cell_has_value"] < 1e-6
+    assert axiom_gradient_norms(model, first.truths)["cell_has_value"] < 1e-8
