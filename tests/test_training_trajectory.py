@@ -44,7 +44,8 @@ def test_the_comparison_catches_a_changed_run() -> None:
     assert changed(lambda f: f["last"].__setitem__("sum", f["last"]["sum"] + 1e-4 * scale))
     assert changed(lambda f: f["best"].__setitem__("abs_sum", f["best"]["abs_sum"] * (1 + 1e-4)))
     assert changed(lambda f: f["metrics"].__setitem__("val/loss", f["metrics"]["val/loss"] + 1e-5))
-    assert changed(lambda f: f["metrics"].__setitem__("val/solve/board_accuracy", 0.0))
+    assert changed(lambda f: f["metrics"].__setitem__("val/solve/board_accuracy",
+                                                      f["metrics"]["val/solve/board_accuracy"] + 0.5))
     assert changed(lambda f: f["metrics"].__setitem__("val/solve/count", 9.0))
     assert changed(lambda f: f["losses"][3].__setitem__(0, 33))
     assert changed(lambda f: f["losses"].pop())
