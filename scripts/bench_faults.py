@@ -34,6 +34,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "scripts"))
+
+from _machine import cpu_name  # noqa: E402
 
 from ltn_sudoku.datasets import registry  # noqa: E402
 from ltn_sudoku.datasets.fetch import FetchError, fetch_file  # noqa: E402
@@ -67,14 +70,6 @@ print(json.dumps({"outcome": outcome, "seconds": time.perf_counter() - started,
 """
 
 
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def child(mode: str, path: Path, shape: list[int] | None) -> dict[str, object]:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import resource
 import sys
 import time
@@ -33,6 +32,9 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _machine import cpu_name  # noqa: E402
+from render_docs import paired_bootstrap  # noqa: E402
 
 from ltn_sudoku.board import Board  # noqa: E402
 from ltn_sudoku.generate import generate  # noqa: E402
@@ -49,15 +51,6 @@ INPUTS = {"message_passing": "givens only (one-hot), fixed cell relations; no cr
           "evidence": "givens + hand-made symbolic evidence (isPossible, places per unit, counts): a propagator"}
 
 
-def cpu_name() -> str:
-    """The CPU's model name (figures in seconds hold on this CPU only)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def held_out_generated(count: int, checkpoints: list[Path]) -> tuple[list[Board], int]:
@@ -106,16 +99,6 @@ def solved_rows(sets: dict[str, list[Board]], models: dict[str, Path]) -> pd.Dat
     return pd.concat(frames, ignore_index=True)
 
 
-def paired(learned: np.ndarray, baseline: np.ndarray, samples: int = 10_000) -> tuple[float, float, float]:
-    """Mean of learned - baseline over the puzzles and its 95 % percentile bootstrap interval (seeded)."""
-    diff = learned.astype(float) - baseline.astype(float)
-    if len(diff) == 0:
-        return float("nan"), float("nan"), float("nan")
-    means = diff[np.random.default_rng(0).integers(0, len(diff), size=(samples, len(diff)))].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return float(diff.mean()), float(low), float(high)
-
-
 def tier_table(rows: pd.DataFrame) -> pd.DataFrame:
     """Per set, tier (and all tiers) and solver: puzzles, solved share, and the paired difference from the singles
     loop with its interval."""
@@ -124,7 +107,7 @@ def tier_table(rows: pd.DataFrame) -> pd.DataFrame:
         base = rows[(rows.set == name) & (rows.solver == SINGLES)].set_index("puzzle").solved
         for tier in [*sorted(part.tier.unique()), "all"]:
             members = part if tier == "all" else part[part.tier == tier]
-            mean, low, high = paired(members.solved.to_numpy(), base.loc[members.puzzle].to_numpy())
+            mean, low, high = paired_bootstrap(members.solved.to_numpy(), base.loc[members.puzzle].to_numpy())
             out.append({"set": name, "tier": "all" if tier == "all" else TIER_NAMES[int(tier)], "solver": solver,
                         "puzzles": len(members), "solved": members.solved.mean(),
                         "minus singles": mean, "low": low, "high": high})

@@ -26,7 +26,6 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import resource
 import shlex
 import sys
@@ -42,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from _machine import cpu_name  # noqa: E402
 from render_docs import paired_bootstrap  # noqa: E402
 
 from ltn_sudoku.board import Board  # noqa: E402
@@ -60,15 +60,6 @@ EVIDENCE_INPUTS = ("the givens and hand-made symbolic features (candidates, sing
                    "propagator")
 
 
-def cpu_name() -> str:
-    """The CPU's model name (Linux /proc/cpuinfo), else what platform says."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def describe(name: str, path: Path) -> dict[str, Any]:
