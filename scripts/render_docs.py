@@ -483,16 +483,6 @@ def render_techniques() -> str:
     return "\n".join(out)
 
 
-def render_reproductions() -> str:
-    """docs/reproductions.md, rendered by scripts/_reproductions_page.py (scripts/reproduce.py's page) from
-    docs/results/reproductions/."""
-    spec = importlib.util.spec_from_file_location("_reproductions_page", ROOT / "scripts" / "_reproductions_page.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return str(module.render(RESULTS / "reproductions"))
-
-
 def _page_module(name: str) -> Any:
     """A page renderer kept in its own file under scripts/ (scripts/_<page>_page.py), loaded by path."""
     spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
@@ -500,6 +490,12 @@ def _page_module(name: str) -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def render_reproductions() -> str:
+    """docs/reproductions.md, rendered by scripts/_reproductions_page.py (scripts/reproduce.py's page) from
+    docs/results/reproductions/."""
+    return str(_page_module("_reproductions_page").render(RESULTS / "reproductions"))
 
 
 def render_learned() -> str:
