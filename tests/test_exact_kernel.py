@@ -50,10 +50,11 @@ def test_count_solutions_nb_leaves_the_grid_alone() -> None:
 
 
 def test_kernel_functions_are_cached_on_disk() -> None:
-    """A second process loads the machine code instead of compiling (the first one may have to compile)."""
+    """A second process loads the machine code instead of compiling (the first one may have to compile); a 9x9 board
+    goes to the band solver's own entry point."""
     probe = ("import numpy as np; from ltn_sudoku.exact import kernel; "
              "kernel.count_solutions_batch(np.zeros((1, 81), np.int32)); "
-             "s = kernel._solve_rows.stats; print(sum(s.cache_hits.values()), sum(s.cache_misses.values()))")
+             "s = kernel._solve_rows_band.stats; print(sum(s.cache_hits.values()), sum(s.cache_misses.values()))")
     runs = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
             for _ in range(2)]
     hits, misses = (int(x) for x in runs[1])
