@@ -23,31 +23,20 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime
-import importlib.util
 import os
-import platform
 import re
-import resource
 import sys
 import time
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Callable, Sequence
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def _page_module() -> ModuleType:
-    """scripts/_reproductions_page.py, loaded by path (also when this file is loaded as a module, as the tests do)."""
-    spec = importlib.util.spec_from_file_location("_reproductions_page", ROOT / "scripts" / "_reproductions_page.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-page = _page_module()
+sys.path.insert(0, str(ROOT / "scripts"))  # its page module (also when this file is loaded as a module by the tests)
+import _reproductions_page as page  # noqa: E402
+from _machine import cpu_name, peak_rss_mb  # noqa: E402
 
 from ltn_sudoku.board import Board  # noqa: E402
 from ltn_sudoku.candidates import CandidateGrid  # noqa: E402
@@ -86,19 +75,7 @@ LTN_EXAMPLES: dict[str, str] = {
 # ---- shared -----------------------------------------------------------------------------------------------------------
 def machine() -> str:
     """The CPU model and count, for the result files."""
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model}, {os.cpu_count()} CPUs"
-
-
-def peak_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return f"{cpu_name()}, {os.cpu_count()} CPUs"
 
 
 def say(text: str) -> None:
@@ -128,7 +105,7 @@ def record(args: argparse.Namespace, study: str, files: dict[str, tuple[Sequence
         write_csv(out / name, rows, fields)
     meta = {"command": "python scripts/reproduce.py " + " ".join(args.argv),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "machine": machine(), "peak_rss_mib": round(peak_mib()), "files": sorted(files), **settings}
+            "machine": machine(), "peak_rss_mib": round(peak_rss_mb()), "files": sorted(files), **settings}
     atomic_write_text(out / f"{study}.json", dumps(meta, indent=2) + "\n")
     say(f"[{study}] wrote {', '.join(str(out / f) for f in sorted(files))} and {study}.json "
         f"(peak memory {meta['peak_rss_mib']} MiB)")

@@ -3,7 +3,6 @@ held-out generated puzzles, recorded, and the results page rendered from the rec
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -11,6 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
+from tests.script_loader import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,11 +33,7 @@ def test_a_model_beside_the_singles_loop_per_tier_is_recorded_and_rendered(tmp_p
     assert everything.low <= everything["minus singles"] <= everything.high
     meta = json.loads((tmp_path / "learned.json").read_text())
     assert meta["models"]["evidence"]["hasvalue"] == "evidence" and meta["removed_seen"] >= 0
-    spec = importlib.util.spec_from_file_location("_learned_page", ROOT / "scripts" / "_learned_page.py")
-    assert spec is not None and spec.loader is not None
-    page = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(page)
-    text = page.render(tmp_path)
+    text = load_script("_learned_page").render(tmp_path)
     assert "| T1 singles | " in text and "evidence (minus singles [95 %])" in text
 
 

@@ -16,6 +16,7 @@ from test_io import BAD_FILES, SEED_4, SEED_9
 from ltn_sudoku.cli import build_parser, run_command
 from ltn_sudoku.cli.allocator import keep_large_arrays_in_heap
 from ltn_sudoku.paths import DATA_DIR
+from tests.script_loader import load_script
 
 SEED_9_SOLUTION = "281465973496173582357892614549627831623918457178354269734286195815749326962531748"
 IMPOSSIBLE_9 = "12345678." + "." * 35 + "9" + "." * 36
@@ -324,14 +325,7 @@ def test_readme_and_demo_name_real_files_and_the_seed_board() -> None:
 
 def _bench_classify_script():  # type: ignore[no-untyped-def]
     """scripts/bench_classify.py as a module (scripts are not a package)."""
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[1] / "scripts" / "bench_classify.py"
-    spec = importlib.util.spec_from_file_location("bench_classify", path)
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    return script
+    return load_script("bench_classify")
 
 
 def test_bench_classify_sparse_section_times_the_default_command(capsys: pytest.CaptureFixture[str]) -> None:

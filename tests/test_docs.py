@@ -5,7 +5,6 @@ screen and a half with the two commands first, and no page names a numbered issu
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import shutil
@@ -18,17 +17,14 @@ import numpy as np
 import pytest
 
 from ltn_sudoku.paths import REPO_ROOT
+from tests.script_loader import load_script
 
 DOC_FILES = sorted([*(REPO_ROOT / "docs").rglob("*.md"), REPO_ROOT / "README.md", REPO_ROOT / "CHANGELOG.md"])
 
 
 def render_docs() -> ModuleType:
-    """scripts/render_docs.py as a module (scripts are not a package)."""
-    spec = importlib.util.spec_from_file_location("render_docs", REPO_ROOT / "scripts" / "render_docs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """scripts/render_docs.py as a module."""
+    return load_script("render_docs")
 
 
 def test_the_site_builds_strictly(tmp_path: Path) -> None:

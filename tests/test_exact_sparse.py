@@ -16,6 +16,7 @@ from ltn_sudoku.exact.portfolio import CADICAL, KERNEL, dead_end_budget
 from ltn_sudoku.exact.sparse import KEEP_RANGE, sparse_boards
 from ltn_sudoku.io import parse_board_text
 from scripts.bench_exact import sat_count_fresh
+from tests.script_loader import load_script
 
 
 def assert_solutions_of(found: tuple[Board, ...] | list[Board], puzzle: Board) -> None:
@@ -211,13 +212,7 @@ def test_sparse_benchmark_prints_its_table_and_writes_a_row_per_board(
 ) -> None:
     """scripts/bench_exact_sparse.py end to end on two 16x16 boards: the table row (its counts are the CaDiCaL
     baseline's, checked against the portfolio in the script) and the per-board CSV."""
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[1] / "scripts" / "bench_exact_sparse.py"
-    spec = importlib.util.spec_from_file_location("bench_exact_sparse", path)
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = load_script("bench_exact_sparse")
     rows = tmp_path / "rows.csv"
     assert script.main(["--sizes", "16", "--per-size", "3", "--per-board", str(rows)]) == 0
     out = capsys.readouterr().out

@@ -15,24 +15,19 @@ drift, so they are the same on every CPU.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from tests.script_loader import load_script
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _recorder() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("record_objective_pins", ROOT / "scripts" / "record_objective_pins.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("record_objective_pins")
 
 
 RECORDER = _recorder()

@@ -4,23 +4,20 @@ study's figures; bad usage is an exit 2."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from tests.script_loader import load_script
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def reproduce() -> ModuleType:
-    """scripts/reproduce.py as a module (scripts are not a package)."""
-    spec = importlib.util.spec_from_file_location("reproduce", REPO_ROOT / "scripts" / "reproduce.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """scripts/reproduce.py as a module."""
+    return load_script("reproduce")
 
 
 def rows(path: Path) -> list[dict[str, str]]:
