@@ -62,8 +62,7 @@ def close_and_aggregate(theory: Theory, ops: Operators, grounded: Groundings, sw
             if selected:
                 formulas.append(t)
                 weights.append(weight_of(axiom, switches))
-                truths_of = truths_sum.get(key.axiom)
-                truths_sum[key.axiom] = t.sum() if truths_of is None else truths_of + t.sum()
+                truths_sum[key.axiom] = t.sum() + truths_sum.get(key.axiom, 0.0)
             if last and axiom.reported and (selected or key.step is not None):
                 reported[label] = t.detach()
     return BatchResult(loss_of(theory, sat_agg(theory, ops, formulas, weights)), _host(reported), _host(constant),

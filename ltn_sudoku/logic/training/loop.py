@@ -51,12 +51,10 @@ def axiom_gradient_norms(model: torch.nn.Module, truths: Mapping[str, torch.Tens
     parameters = [p for p in model.parameters() if p.requires_grad]
     norms: dict[str, torch.Tensor] = {}
     for name, truth in truths.items():
-        if not truth.requires_grad:
-            norms[name] = torch.zeros((), device=truth.device)
-            continue
-        grads = torch.autograd.grad(truth, parameters, retain_graph=True, allow_unused=True)
+        grads = torch.autograd.grad(truth, parameters, retain_graph=True, allow_unused=True) \
+            if truth.requires_grad else ()
         present = [g.reshape(-1) for g in grads if g is not None]
-        norms[name] = torch.linalg.vector_norm(torch.cat(present)) if present else torch.zeros((), device=truth.device)
+        norms[name] = torch.linalg.vector_norm(torch.cat(present)) if present else truth.new_zeros(())
     if not norms:
         return {}
     return dict(zip(norms, to_list(torch.stack([n.float() for n in norms.values()]))))
