@@ -42,7 +42,7 @@ from ltn_sudoku.io import atomic_write_text  # noqa: E402
 from ltn_sudoku.logic.answers.model_order import ModelOrder  # noqa: E402
 from ltn_sudoku.logic.checkpoints import load_checkpoint  # noqa: E402
 from ltn_sudoku.paths import DataNotFound  # noqa: E402
-from ltn_sudoku.questions.tiers import TIER_NAMES, singles_loop_batch, tiers  # noqa: E402
+from ltn_sudoku.questions.tiers import TIER_NAMES, singles_loop_solves, tiers  # noqa: E402
 
 DEFAULT_MODELS = ("rules_only=checkpoints/9x9_message_passing.pt", "evidence=checkpoints/9x9.pt")
 SINGLES = "singles loop"
@@ -83,9 +83,7 @@ def solved_rows(sets: dict[str, list[Board]], models: dict[str, Path]) -> pd.Dat
     for name, boards in sets.items():
         started = time.process_time()
         tier = tiers(boards)
-        values = np.array([b.values for b in boards])
-        reached = singles_loop_batch(values, 9)
-        answers = {SINGLES: np.array([Board(r.tolist(), 9).is_valid_solution for r in reached])}
+        answers = {SINGLES: singles_loop_solves(boards)}
         print(f"{name}: {len(boards)} puzzles, tiers labelled in {time.process_time() - started:.1f} CPU s",
               file=sys.stderr, flush=True)
         for label, path in models.items():

@@ -47,7 +47,7 @@ from ltn_sudoku.branching.solver import solve  # noqa: E402
 from ltn_sudoku.generate import generate  # noqa: E402
 from ltn_sudoku.io import atomic_write_text  # noqa: E402
 from ltn_sudoku.logic.answers.model_order import CachedModelOrder, ModelOrder  # noqa: E402
-from ltn_sudoku.questions.tiers import singles_loop_batch, tiers  # noqa: E402
+from ltn_sudoku.questions.tiers import singles_loop_solves, tiers  # noqa: E402
 
 VARIANTS: dict[str, list[str]] = {"rules_only": ["train.supervised=false"], "supervised": ["train.supervised=true"]}
 
@@ -79,9 +79,7 @@ def measure(order: ModelOrder, boards: dict[str, list[Board]], how: str = "node"
         out[f"{name} solved"] = float(solved.mean())
         singles_key = f"{name} solved singles loop"
         if singles_key not in _BASELINES:
-            reached = singles_loop_batch(np.array([b.values for b in group]), group[0].n)
-            _BASELINES[singles_key] = float(np.mean([Board(r.tolist(), group[0].n).is_valid_solution
-                                                     for r in reached]))
+            _BASELINES[singles_key] = float(singles_loop_solves(group).mean())
             _TIERS[name] = tiers(group)
         out[singles_key] = _BASELINES[singles_key]
         for tier in sorted(set(_TIERS[name].tolist())):
@@ -193,7 +191,7 @@ def tidy(curve: pd.DataFrame, sets: list[str]) -> pd.DataFrame:
 
 def with_cpu_seconds(point: Path) -> dict[str, object]:
     """A point.json with its training's CPU seconds (metrics.json beside it: the compute axis, which wall time on a
-    shared machine is not) and, for a chain, the CPU seconds of every point up to it."""
+    shared machine is not)."""
     row = json.loads(point.read_text())
     metrics = point.with_name("metrics.json")
     if metrics.is_file():
@@ -236,7 +234,7 @@ def main() -> None:
                         help="with --experiment: the checkpoint every point starts from (and b0 measures)")
     parser.add_argument("--chain", action="store_true", help="one continuing run: each point trains only the boards "
                         "it adds (fresh ones, seed + point index) from the previous point's last.pt, so the x axis is "
-                        "boards seen by one model and the compute is the sum of the points' wall times")
+                        "boards seen by one model and the compute is the sum of the points' training CPU seconds")
     parser.add_argument("--chain-step", type=int, default=4000, help="with --chain: at most this many boards "
                         "between two points (doubling up to it, then linear)")
     parser.add_argument("--seed", type=int, default=0)

@@ -118,6 +118,15 @@ def singles_loop_outcome(puzzles: np.ndarray, n: int) -> tuple[np.ndarray, np.nd
     return values, refuted
 
 
+def singles_loop_solves(boards: Sequence[Board]) -> np.ndarray:
+    """(m,) bool: whether the singles loop completes each board to a solution (the baseline's solved)."""
+    if not boards:
+        return np.zeros(0, bool)
+    n = boards[0].n
+    return np.array([Board(r.tolist(), n).is_valid_solution
+                     for r in singles_loop_batch(np.array([b.values for b in boards]), n)])
+
+
 def singles_loop(board: Board) -> Board:
     """The board the singles loop reaches from `board`."""
     return Board(singles_loop_batch(np.array([board.values]), board.n)[0].tolist(), board.n)
