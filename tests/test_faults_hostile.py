@@ -563,3 +563,24 @@ def test_a_curriculum_above_the_densest_board_is_refused_before_any_step(tmp_pat
         train(config(tmp_path / "run", "train.epochs=1", "train.curriculum.epochs=2",
                      "train.curriculum.start_givens=15"))
     assert not (tmp_path / "run" / "last.pt").exists()
+
+
+def test_the_command_line_puts_back_the_callers_sigpipe_handling(capsys: pytest.CaptureFixture[str]) -> None:
+    """main() ends quietly under `| head` (SIGPIPE's default while it runs) but hands back Python's handling: it once
+    kept SIG_DFL, and a later test whose local server wrote to a closed connection killed its xdist worker (CI)."""
+    from ltn_sudoku.cli import main
+
+    before = signal.getsignal(signal.SIGPIPE)
+    assert main(["classify", str(EXAMPLES / "valid_closed_4x4.csv"), "--no-ltn", "--no-heuristics"]) == 0
+    assert signal.getsignal(signal.SIGPIPE) == before
+    capsys.readouterr()
+
+
+def test_the_command_line_piped_into_head_ends_quietly(tmp_path: Path) -> None:
+    many = tmp_path / "many.txt"
+    many.write_text("1234341221434321\n" * 5_000)
+    command = "from ltn_sudoku.cli import main; raise SystemExit(main())"
+    run = subprocess.run(f"'{sys.executable}' -c '{command}' classify {many} --no-ltn --no-heuristics | head -n 1",
+                         shell=True, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0
+    assert run.stdout.count("\n") == 1 and run.stderr == "", run.stderr

@@ -65,10 +65,18 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    if hasattr(signal, "SIGPIPE"):  # die quietly when piped into `head`, like any Unix tool
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    args = build_parser().parse_args(argv)
-    return run_command(args)
+    """The command line. While it runs, SIGPIPE ends the process quietly (piped into `head`, like any Unix tool);
+    the caller's handling is put back after, so a notebook or test that calls main() keeps Python's (a write to a
+    closed socket raises BrokenPipeError instead of killing the process)."""
+    if not hasattr(signal, "SIGPIPE"):
+        return run_command(build_parser().parse_args(argv))
+    before = signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    try:
+        status = run_command(build_parser().parse_args(argv))
+        sys.stdout.flush()  # still under SIG_DFL: a reader gone ends the process quietly, not at interpreter exit
+        return status
+    finally:
+        signal.signal(signal.SIGPIPE, before)
 
 
 def classify_board_main(argv: Sequence[str] | None = None) -> int:
