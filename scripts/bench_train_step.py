@@ -37,8 +37,8 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # this tree's ltn_sudoku, whatever is installed
 
+from ltn_sudoku.logic.config.schema import compose_config  # noqa: E402
 from ltn_sudoku.logic.device import synchronize  # noqa: E402
-from ltn_sudoku.logic.schema import compose_config  # noqa: E402
 from scripts._machine import cpu_name, peak_rss_mb  # noqa: E402
 
 BASELINE = "1b4e7c4"  # the last commit before issue 50's training work

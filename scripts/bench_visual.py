@@ -34,8 +34,8 @@ import numpy as np
 import torch
 from omegaconf import open_dict
 
+from ltn_sudoku.logic.config.schema import compose_config
 from ltn_sudoku.logic.kinds import load_model, train
-from ltn_sudoku.logic.schema import compose_config
 from ltn_sudoku.logic.visual.baselines import (
     board_cnn_predict,
     oracle_predict,

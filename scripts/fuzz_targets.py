@@ -341,9 +341,9 @@ def hydra_overrides(case: tuple[str, list[str]]) -> None:
     from omegaconf.errors import OmegaConfBaseException
 
     from ltn_sudoku.logic.commands.check import check_command_line
+    from ltn_sudoku.logic.config.schema import compose_config
     from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
     from ltn_sudoku.logic.kb.operators import build_operators
-    from ltn_sudoku.logic.schema import compose_config
 
     COUNTS["hydra overrides"] += 1
     entry, overrides = case

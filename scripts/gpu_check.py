@@ -44,10 +44,10 @@ from ltn_sudoku.logic.answers.predict import LtnAnswers  # noqa: E402
 from ltn_sudoku.logic.board import assess, data
 from ltn_sudoku.logic.board.data import build_splits  # noqa: E402
 from ltn_sudoku.logic.board.task import board_step, build_optimizer  # noqa: E402
+from ltn_sudoku.logic.config.schema import compose_config  # noqa: E402
 from ltn_sudoku.logic.device import synchronize  # noqa: E402
 from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig  # noqa: E402
 from ltn_sudoku.logic.kb.operators import build_operators  # noqa: E402
-from ltn_sudoku.logic.schema import compose_config  # noqa: E402
 from ltn_sudoku.logic.training import distributed  # noqa: E402
 from ltn_sudoku.logic.training.runtime import configure_torch  # noqa: E402
 from ltn_sudoku.paths import CHECKPOINTS_DIR, DATA_DIR, REPO_ROOT, data_file  # noqa: E402

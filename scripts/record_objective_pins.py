@@ -73,9 +73,9 @@ def board_batch(size: int, techniques: list[str]) -> Any:
 
 def board_objective(name: str, overrides: list[str], supervised: bool) -> dict[str, Any]:
     from ltn_sudoku.logic.board.objective import objective
+    from ltn_sudoku.logic.config.schema import compose_config
     from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
     from ltn_sudoku.logic.kb.operators import build_operators
-    from ltn_sudoku.logic.schema import compose_config
 
     cfg = compose_config(overrides)
     torch.manual_seed(0)
@@ -96,8 +96,8 @@ def visual_batch(size: int) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def visual_objective(size: int, labels_teach_reader: bool) -> dict[str, Any]:
+    from ltn_sudoku.logic.config.schema import compose_config
     from ltn_sudoku.logic.kb.operators import build_operators
-    from ltn_sudoku.logic.schema import compose_config
     from ltn_sudoku.logic.visual.abduce import NO_GRID
     from ltn_sudoku.logic.visual.model import VisualConfig, VisualLtn
     from ltn_sudoku.logic.visual.objective import objective

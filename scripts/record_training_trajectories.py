@@ -71,8 +71,8 @@ def _weights_checksum(path: Path) -> dict[str, float]:
 def trajectory(name: str, epochs: int = 2, threads: int | None = None) -> dict[str, Any]:
     """One tiny run's figures: batch losses, metrics.json without timings, weight checksums. `threads`: torch's CPU
     thread count (default: the config's, 1)."""
+    from ltn_sudoku.logic.config.schema import compose_config
     from ltn_sudoku.logic.kinds import train
-    from ltn_sudoku.logic.schema import compose_config
     from scripts.gpu_check import tensorboard_losses
 
     with tempfile.TemporaryDirectory() as folder:

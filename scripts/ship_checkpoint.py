@@ -19,8 +19,8 @@ from pathlib import Path
 from ltn_sudoku.io import atomic_write_text
 from ltn_sudoku.logic.checkpoints import load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.commands.experiments import experiment_record
+from ltn_sudoku.logic.config.schema import compose_config
 from ltn_sudoku.logic.evaluation.evaluate import evaluate
-from ltn_sudoku.logic.schema import compose_config
 from ltn_sudoku.paths import CHECKPOINTS_DIR
 
 

@@ -16,8 +16,8 @@ from test_train import config
 
 from ltn_sudoku.logic.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.commands.check import check_command_line, check_config
+from ltn_sudoku.logic.config.schema import EvidenceModelConfig, TrainConfig, compose_config, rule_violations
 from ltn_sudoku.logic.kinds import train
-from ltn_sudoku.logic.schema import EvidenceModelConfig, TrainConfig, compose_config, rule_violations
 from ltn_sudoku.paths import REPO_ROOT
 
 

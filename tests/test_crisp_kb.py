@@ -14,10 +14,10 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.logic.board import assess, data
 from ltn_sudoku.logic.board.inference import decoded, is_valid_assignment
 from ltn_sudoku.logic.checkpoints import shipped_checkpoint
+from ltn_sudoku.logic.config.schema import compose_config
 from ltn_sudoku.logic.groundings.grounding import one_hot_givens
 from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.kinds import load_model
-from ltn_sudoku.logic.schema import compose_config
 
 BOARDS = 1000
 

@@ -15,8 +15,8 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 from ltn_sudoku.logic.commands.experiments import experiment_names, stage_configs, train_experiment
+from ltn_sudoku.logic.config.schema import compose_config
 from ltn_sudoku.logic.retired import IGNORED, RETIRED
-from ltn_sudoku.logic.schema import compose_config
 from ltn_sudoku.paths import CHECKPOINTS_DIR, REPO_ROOT, portable
 
 # what a recorded config holds that is not the recipe: where and on what the run happened, and how it started

@@ -14,9 +14,9 @@ from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.logic.board import data
 from ltn_sudoku.logic.board.data import build_splits
 from ltn_sudoku.logic.checkpoints import save_checkpoint
+from ltn_sudoku.logic.config.schema import compose_config
 from ltn_sudoku.logic.evaluation.evaluate import _without, evaluate, training_boards
 from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
-from ltn_sudoku.logic.schema import compose_config
 
 TINY = ["model=4x4", "model.hidden=8", "model.steps=2", "model.eval_steps=2", "model.solution_hidden=4",
         "model.heuristic_hidden=4", "model.techniques=[Naked Single,Hidden Single]", "data.train.solvable=12",

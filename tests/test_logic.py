@@ -28,7 +28,7 @@ from ltn_sudoku.logic.groundings.grounding import (
 )
 from ltn_sudoku.logic.groundings.hasvalue import (
     GROUNDINGS,
-    GroundingKind,
+    GroundingEntry,
     MessagePassingConfig,
     RecurrentConfig,
     RecurrentHasValue,
@@ -232,7 +232,7 @@ def _net(n: int = 4, kind: str = "evidence") -> RecurrentHasValue:
     torch.manual_seed(0)
     config = GROUNDINGS[kind].config
     sizes = {"hidden": 8, "layers": 2, "steps": 3, **({"message_dim": 4} if config is MessagePassingConfig else {})}
-    return build_has_value(Grounding(n), config(kind=kind, **sizes))  # type: ignore[arg-type, call-arg]
+    return build_has_value(Grounding(n), config(grounding=kind, **sizes))  # type: ignore[arg-type, call-arg]
 
 
 def test_has_value_clamps_givens_and_outputs_distributions() -> None:
@@ -303,10 +303,10 @@ def test_a_grounding_is_one_registry_entry_that_describes_itself(monkeypatch: py
     class Echo(EvidenceHasValue):
         DESCRIPTION = "the evidence grounding under another name"
 
-    monkeypatch.setitem(hasvalue.GROUNDINGS, "echo", GroundingKind(RecurrentConfig, Echo, Echo.DESCRIPTION))
+    monkeypatch.setitem(hasvalue.GROUNDINGS, "echo", GroundingEntry(RecurrentConfig, Echo, Echo.DESCRIPTION))
     node = {"hasvalue": "echo", "hidden": 8, "layers": 2, "steps": 2}
     assert hasvalue.grounding_config(node) == RecurrentConfig("echo", 8, 2, 2)
-    config = ModelConfig(size=4, has_value=RecurrentConfig(kind="echo", hidden=8, layers=2, steps=2), eval_steps=2,
+    config = ModelConfig(size=4, has_value=RecurrentConfig(grounding="echo", hidden=8, layers=2, steps=2), eval_steps=2,
                          kb_every=1, solution_hidden=4, heuristic_hidden=4, techniques=())
     assert isinstance(build_has_value(Grounding(4), config.has_value), Echo)
     assert describe_inputs(config)["hasValue"] == Echo.DESCRIPTION
@@ -318,8 +318,8 @@ def test_each_grounding_config_is_declared_once_and_the_schema_reads_it() -> Non
     which holds them (the same rule objects); a config lacking a field is refused by name; each shipped model file
     composes to the grounding config the code reads, value for value; the composed config pickles (sweep launchers
     send it to their jobs)."""
-    from ltn_sudoku.logic.groundings.hasvalue.base import config_fields
-    from ltn_sudoku.logic.schema import BOARD_SCHEMAS, VisualModelConfig, compose_config
+    from ltn_sudoku.logic.config.groundings import config_fields
+    from ltn_sudoku.logic.config.schema import BOARD_SCHEMAS, VisualModelConfig, compose_config
 
     assert set(BOARD_SCHEMAS) == {kind for kind, entry in GROUNDINGS.items() if entry.reads == "givens"}
     for kind, entry in GROUNDINGS.items():
@@ -334,7 +334,7 @@ def test_each_grounding_config_is_declared_once_and_the_schema_reads_it() -> Non
     for name, kind in (("9x9", "evidence"), ("4x4_mp", "message_passing"), ("visual_9x9", "visual")):
         model = compose_config([f"model={name}"]).model
         config = grounding_config(model)
-        assert config.kind == kind
+        assert config.grounding == kind
         assert pickle.loads(pickle.dumps(model)) == model
         assert {f.name: getattr(config, f.name) for f in config_fields(config)} == {
             f.name: model[f.name] for f in config_fields(config)}

@@ -17,6 +17,7 @@ from ltn_sudoku.generate import generate
 from ltn_sudoku.logic.board import data
 from ltn_sudoku.logic.board.labels import resolve_techniques
 from ltn_sudoku.logic.board.objective import objective
+from ltn_sudoku.logic.config.schema import compose_config
 from ltn_sudoku.logic.evaluation.evaluate import evaluate
 from ltn_sudoku.logic.groundings.grounding import Grounding, encode_boards, one_hot_givens
 from ltn_sudoku.logic.groundings.hasvalue import MessagePassingConfig, build_has_value
@@ -24,7 +25,6 @@ from ltn_sudoku.logic.groundings.hasvalue.message_passing import GruGates, Messa
 from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.kb.operators import build_operators
 from ltn_sudoku.logic.kinds import train
-from ltn_sudoku.logic.schema import compose_config
 
 TINY = ["model=4x4_mp", "model.hidden=8", "model.message_dim=4", "model.steps=3", "model.eval_steps=4",
         "model.kb_every=1", "model.solution_hidden=4", "model.heuristic_hidden=4",

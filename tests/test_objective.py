@@ -21,11 +21,11 @@ from ltn_sudoku.exact import count_solutions_batch
 from ltn_sudoku.logic.board import data
 from ltn_sudoku.logic.board.labels import resolve_techniques
 from ltn_sudoku.logic.board.objective import objective
+from ltn_sudoku.logic.config.schema import compose_config
 from ltn_sudoku.logic.groundings.grounding import Grounding, one_hot_givens
 from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.kb.axioms import class_axioms, definition_axioms, supervised_axiom, technique_axioms
 from ltn_sudoku.logic.kb.operators import Operators, build_operators
-from ltn_sudoku.logic.schema import compose_config
 
 TECHNIQUES = ["Naked Single", "Hidden Single", "Naked Pair", "Locked Candidates Type 1 (Pointing)"]
 LUKASIEWICZ = build_operators({"family": "lukasiewicz", "p_forall": 1, "p_exists": 1})

@@ -112,7 +112,7 @@ def test_the_shipped_message_passing_model_answers_through_classify_board(
 def test_every_shipped_checkpoint_loads_its_flat_config_into_its_groundings_dataclass() -> None:
     """A checkpoint stores the flat `model` node it was trained with (old keys included); loading maps it through
     the registry onto its grounding's own config dataclass."""
-    from ltn_sudoku.logic.groundings.hasvalue import GROUNDINGS, grounding_kind
+    from ltn_sudoku.logic.groundings.hasvalue import GROUNDINGS, grounding_name
     from ltn_sudoku.paths import CHECKPOINTS_DIR
 
     expected = {"4x4": "message_passing", "4x4_evidence": "evidence", "9x9": "evidence",
@@ -120,8 +120,8 @@ def test_every_shipped_checkpoint_loads_its_flat_config_into_its_groundings_data
     assert {path.stem for path in CHECKPOINTS_DIR.glob("*.pt")} == set(expected)
     for name, kind in expected.items():
         model, _, payload = load_model(CHECKPOINTS_DIR / f"{name}.pt")
-        assert grounding_kind(payload["config"]["model"]) == kind, name
+        assert grounding_name(payload["config"]["model"]) == kind, name
         config = model.config.reader if kind == "visual" else model.config.has_value
-        assert type(config) is GROUNDINGS[kind].config and config.kind == kind, name
+        assert type(config) is GROUNDINGS[kind].config and config.grounding == kind, name
         assert all(getattr(config, key) == int(value) for key, value in payload["config"]["model"].items()
-                   if key in config.__dataclass_fields__ and key != "kind"), name
+                   if key in config.__dataclass_fields__ and key != "grounding"), name

@@ -18,9 +18,9 @@ from ltn_sudoku.cli import build_parser, run_command
 from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.logic.answers.predict import LtnPredictor
 from ltn_sudoku.logic.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
+from ltn_sudoku.logic.config.schema import compose_config
 from ltn_sudoku.logic.evaluation.evaluate import evaluate
 from ltn_sudoku.logic.kinds import train
-from ltn_sudoku.logic.schema import compose_config
 from ltn_sudoku.paths import REPO_ROOT
 
 TINY = [

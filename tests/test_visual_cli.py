@@ -12,8 +12,8 @@ import pytest
 from ltn_sudoku.board import Board
 from ltn_sudoku.cli import build_parser, run_command
 from ltn_sudoku.io import parse_board_text
+from ltn_sudoku.logic.config.schema import compose_config
 from ltn_sudoku.logic.kinds import train
-from ltn_sudoku.logic.schema import compose_config
 from ltn_sudoku.logic.visual.data import build_data
 from ltn_sudoku.paths import DATA_DIR
 

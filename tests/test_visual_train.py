@@ -16,8 +16,8 @@ from omegaconf import DictConfig
 
 from ltn_sudoku.logic.checkpoints import load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.commands.check import check_command_line, check_config
+from ltn_sudoku.logic.config.schema import compose_config
 from ltn_sudoku.logic.kinds import load_model, train
-from ltn_sudoku.logic.schema import compose_config
 from ltn_sudoku.logic.visual.boards import VisualBoards
 from ltn_sudoku.logic.visual.data import VisualData, build_data
 from ltn_sudoku.logic.visual.decode import CLIP

@@ -16,6 +16,7 @@ from ltn_sudoku.logic.board import assess, data
 from ltn_sudoku.logic.board.data import Splits, build_splits
 from ltn_sudoku.logic.board.inference import reach
 from ltn_sudoku.logic.board.objective import objective
+from ltn_sudoku.logic.config.vocabulary import BOARD_MONITORS
 from ltn_sudoku.logic.device import to_numpy
 from ltn_sudoku.logic.errors import ConfigError
 from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
@@ -25,8 +26,6 @@ from ltn_sudoku.logic.training.task import PICTURE_BOARDS, EpochBatches, Outcome
 from ltn_sudoku.render.raster import hasvalue_images
 
 # the validation figures a board run may monitor (train.monitor; the schema accepts these)
-MONITORS: tuple[str, ...] = ("val/score", "val/solve/board_accuracy", "val/has_solution/accuracy",
-                             "val/heuristics/macro_f1", "val/loss")
 
 
 def validate(model: LtnSudoku, ops: Operators, splits: Splits) -> dict[str, float]:
@@ -105,8 +104,8 @@ class BoardTask:
         self.model = LtnSudoku(self.config).to(torch.device(device))
         self.ops = build_operators(cfg.logic)
         self.monitor = str(cfg.train.monitor)
-        if self.monitor not in MONITORS:
-            raise ValueError(f"train.monitor={self.monitor!r}: expected one of {', '.join(MONITORS)}")
+        if self.monitor not in BOARD_MONITORS:
+            raise ValueError(f"train.monitor={self.monitor!r}: expected one of {', '.join(BOARD_MONITORS)}")
         built = splits if splits is not None else build_splits(cfg, self.config)
         self.splits = built.to(device)
         self.train_size = len(self.splits.train)

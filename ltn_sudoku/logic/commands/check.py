@@ -1,6 +1,6 @@
 """Up-front checks of the Hydra config of `python -m ltn_sudoku.train` and `python -m ltn_sudoku.evaluate`.
 
-Types, required keys and each key's range belong to the schema (ltn_sudoku/logic/schema.py): OmegaConf checks the types
+Types, required keys and each key's range belong to the schema (ltn_sudoku/logic/config/schema.py): OmegaConf checks the types
 while Hydra composes, `rule_violations` the ranges. What is written here by hand are only the rules *between* keys
 (a model file's size here; each model kind's own, its `rules` in ltn_sudoku/logic/kinds.py: KINDS) and the
 command-line side: the overrides are composed and checked before Hydra starts, so a bad value
@@ -27,9 +27,9 @@ from omegaconf import DictConfig
 from ltn_sudoku.io import FormatError
 from ltn_sudoku.io.kaggle import kaggle_files
 from ltn_sudoku.logic.checkpoints import model_kind
+from ltn_sudoku.logic.config.schema import compose_config, rule_violations
 from ltn_sudoku.logic.errors import ConfigError, first_line
 from ltn_sudoku.logic.kinds import KINDS
-from ltn_sudoku.logic.schema import compose_config, rule_violations
 from ltn_sudoku.paths import CONF_DIR, data_home
 
 EXIT_USAGE = 2

@@ -24,8 +24,8 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from ltn_sudoku.logic.commands.check import config_problem
+from ltn_sudoku.logic.config.schema import compose_config
 from ltn_sudoku.logic.errors import ConfigError
-from ltn_sudoku.logic.schema import compose_config
 from ltn_sudoku.paths import CONF_DIR
 
 LOG = logging.getLogger(__name__)

@@ -10,6 +10,7 @@ from typing import Any, Mapping, Sequence, cast
 import torch
 from torch import nn
 
+from ltn_sudoku.logic.config.vocabulary import SOLUTION_INPUTS
 from ltn_sudoku.logic.groundings.grounding import Grounding
 from ltn_sudoku.logic.groundings.hasvalue import (
     GROUNDINGS,
@@ -22,10 +23,7 @@ from ltn_sudoku.logic.groundings.layers import mlp
 from ltn_sudoku.logic.retired import refuse_retired
 
 # ---- hasSolution -----------------------------------------------------------------------------------------------------
-# What hasSolution reads (inference.solution_features): `reached` = only what hasValue reached, as soft truths;
-# `symbolic` = the first checkpoints' inputs, which add crisp symbolic verdicts (the decoded board's validity, the
-# rule axioms on the decoded board, and the seed's NoSolution on the givens) that decide some classes by construction.
-SOLUTION_INPUTS: dict[str, int] = {"reached": 8, "symbolic": 12}
+# What hasSolution reads: SOLUTION_INPUTS (ltn_sudoku/logic/config/vocabulary.py; inference.solution_features)
 
 
 def violation_scale(truth: torch.Tensor) -> torch.Tensor:
@@ -216,9 +214,9 @@ class ModelConfig:
         before they existed; a retired knob set to anything but its old default is refused)."""
         refuse_retired(cfg, "model")
         has_value = grounding_config(cfg)
-        if GROUNDINGS[has_value.kind].reads != "givens":
-            raise ValueError(f"model.hasvalue={has_value.kind!r}: not a grounding of a board model (it reads "
-                             f"{GROUNDINGS[has_value.kind].reads})")
+        if GROUNDINGS[has_value.grounding].reads != "givens":
+            raise ValueError(f"model.hasvalue={has_value.grounding!r}: not a grounding of a board model (it reads "
+                             f"{GROUNDINGS[has_value.grounding].reads})")
         assert isinstance(has_value, RecurrentConfig)
         return cls(size=int(cfg["size"]), has_value=has_value, eval_steps=int(cfg["eval_steps"]),
                    kb_every=int(cfg["kb_every"]), solution_hidden=int(cfg["solution_hidden"]),
@@ -260,7 +258,7 @@ class LtnSudoku(nn.Module):
 
 def describe_inputs(config: ModelConfig) -> dict[str, str]:
     """Which inputs each learned predicate receives, and which of them are symbolic computations (metrics.json)."""
-    has_value = GROUNDINGS[config.has_value.kind].description
+    has_value = GROUNDINGS[config.has_value.grounding].description
     solution = {
         "reached": "soft truths of the constraint axioms and unit_has_digit on the assignment hasValue reached, its "
                    "confidence (mean, least) and the share of open cells; no crisp verdict",

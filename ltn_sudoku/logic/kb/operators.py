@@ -13,9 +13,10 @@ import ltn
 import torch
 from ltn.core import LTNObject
 
+from ltn_sudoku.logic.config.vocabulary import LOGIC_FAMILIES
 from ltn_sudoku.logic.retired import refuse_retired
 
-FAMILIES: tuple[str, ...] = ("product", "stable_product", "lukasiewicz", "goedel")
+FAMILIES = LOGIC_FAMILIES  # logic.family: the t-norm families (ltn_sudoku/logic/config/vocabulary.py)
 
 
 class AggregMax(ltn.fuzzy_ops.AggregationOperator):

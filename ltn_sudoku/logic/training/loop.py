@@ -28,6 +28,7 @@ from ltn_sudoku.io import strict_json
 from ltn_sudoku.io.progress import progress  # a bar on a terminal, a line per epoch (or per 30 s) in a log
 from ltn_sudoku.io.writers import atomic_copy, atomic_write_text
 from ltn_sudoku.logic.checkpoints import CheckpointError, load_checkpoint, model_kind, save_checkpoint
+from ltn_sudoku.logic.config.vocabulary import LR_SCHEDULES  # train.lr_schedule
 from ltn_sudoku.logic.device import synchronize, to_list
 from ltn_sudoku.logic.training import distributed
 from ltn_sudoku.logic.training.runtime import (
@@ -41,8 +42,6 @@ from ltn_sudoku.logic.training.runtime import (
 from ltn_sudoku.logic.training.task import ModelKind, Outcome, TrainingTask
 
 LOG = logging.getLogger(__name__)
-
-LR_SCHEDULES: tuple[str, ...] = ("constant", "cosine")  # train.lr_schedule (the schema accepts these)
 
 
 def axiom_gradient_norms(model: torch.nn.Module, truths: Mapping[str, torch.Tensor]) -> dict[str, float]:

@@ -17,15 +17,15 @@ from typing import Any
 import torch
 from torch import nn
 
+from ltn_sudoku.logic.config.vocabulary import VISUAL_AXIOMS  # the rule axioms but givens
 from ltn_sudoku.logic.groundings.grounding import Grounding
 from ltn_sudoku.logic.groundings.hasvalue import ReaderConfig, build_has_value, grounding_config
 from ltn_sudoku.logic.groundings.hasvalue.reader import DigitReader
 from ltn_sudoku.logic.groundings.model import violation_scale
-from ltn_sudoku.logic.kb.axioms import RULE_AXIOMS, board_satisfaction, rule_axioms
+from ltn_sudoku.logic.kb.axioms import board_satisfaction, rule_axioms
 from ltn_sudoku.logic.kb.operators import Operators
 
 # The givens axiom is vacuous on a visual board (no cell is given: every digit is read from its image).
-VISUAL_AXIOMS: tuple[str, ...] = tuple(a for a in RULE_AXIOMS if a != "givens")
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 from ltn_sudoku.logic.checkpoints import load_checkpoint, save_checkpoint
+from ltn_sudoku.logic.config.vocabulary import VISUAL_MONITORS
 from ltn_sudoku.logic.device import device_of, to_numpy
 from ltn_sudoku.logic.kb.aggregate import BatchResult, Gather
 from ltn_sudoku.logic.kb.operators import Operators, build_operators
@@ -49,7 +50,6 @@ from ltn_sudoku.render.raster import reader_images
 
 LOG = logging.getLogger(__name__)
 # train.monitor: model selection by isCorrect's validation board accuracy (learned) or by the reader + MAP decoding's
-VISUAL_MONITORS: tuple[str, ...] = ("val/board_accuracy", "val/map_decoding/board_accuracy")
 MONITOR_TIME_LIMIT = 0.25  # CPU seconds of RC2 per validation board when monitoring MAP decoding
 
 

@@ -1,60 +1,16 @@
-"""What every hasValue grounding shares: its config's base (`GroundingConfig`), and the refinement loop of the
-recurrent ones (`RecurrentConfig`, `RecurrentHasValue`: clamped givens, bounded logits)."""
+"""What every recurrent hasValue grounding shares: the refinement loop (`RecurrentHasValue`: clamped givens, bounded
+logits). Their configs (`GroundingConfig`, `RecurrentConfig`) are ltn_sudoku/logic/config/groundings.py."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import Field, dataclass, field, fields
 from typing import Any
 
 import torch
-from omegaconf import MISSING
 from torch import nn
 
-from ltn_sudoku.logic.fields import at_least
 from ltn_sudoku.logic.groundings.grounding import Grounding
 
 LOGIT_BOUND = 10.0
-
-
-def config_fields(config: Any) -> list[Field[Any]]:
-    """The fields a grounding reads from a model config (every field but `kind`, which the registry fills in)."""
-    return [f for f in fields(config) if not f.metadata.get("omegaconf_ignore")]
-
-
-@dataclass
-class GroundingConfig:
-    """A hasValue grounding's config, declared once: the fields it reads from the flat `model` config node, each with
-    its rule (ltn_sudoku/logic/fields.py). The schema (ltn_sudoku/logic/schema.py) builds the model schemas from these
-    classes, and `from_cfg` reads one from a composed config or a checkpoint's `model` node. Every field is required
-    (the YAML files and every checkpoint set them). `kind` is the grounding's name in GROUNDINGS; it is not a config
-    key (`model.hasvalue` or `model.kind` names it), so OmegaConf ignores it."""
-
-    kind: str = field(default="", metadata={"omegaconf_ignore": True})
-
-    def __post_init__(self) -> None:
-        missing = [f.name for f in config_fields(self) if getattr(self, f.name) == MISSING]
-        if missing:
-            raise TypeError(f"{type(self).__name__}: {', '.join(missing)} not given (every field of a grounding's "
-                            "config is required)")
-
-    @classmethod
-    def from_cfg(cls, kind: str, cfg: Mapping[str, Any]) -> GroundingConfig:
-        """The config of grounding `kind` from a model config; KeyError names a field it lacks."""
-        missing = [f.name for f in config_fields(cls) if f.name not in cfg]
-        if missing:
-            raise KeyError(f"model.{missing[0]}: missing (the {kind} grounding of hasValue reads it)")
-        return cls(kind=kind, **{f.name: int(cfg[f.name]) for f in config_fields(cls)})
-
-
-@dataclass
-class RecurrentConfig(GroundingConfig):
-    """A recurrent board grounding (evidence): width and depth of its step, refinement steps while training."""
-
-    kind: str = field(default="evidence", metadata={"omegaconf_ignore": True})
-    hidden: int = at_least(1)
-    layers: int = at_least(1)
-    steps: int = at_least(1)
 
 
 def bounded(logits: torch.Tensor) -> torch.Tensor:

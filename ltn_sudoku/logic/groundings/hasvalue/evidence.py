@@ -15,8 +15,9 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from ltn_sudoku.logic.config.groundings import RecurrentConfig
 from ltn_sudoku.logic.groundings.grounding import Grounding
-from ltn_sudoku.logic.groundings.hasvalue.base import RecurrentConfig, RecurrentHasValue
+from ltn_sudoku.logic.groundings.hasvalue.base import RecurrentHasValue
 from ltn_sudoku.logic.groundings.layers import mlp
 
 EVIDENCE_FEATURES = 11

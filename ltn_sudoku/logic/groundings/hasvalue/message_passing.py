@@ -32,27 +32,18 @@ MLP's last layer is folded into the GRU's input gates, and the GRU's gates are o
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import torch
 from torch import nn
 
-from ltn_sudoku.logic.fields import at_least
+from ltn_sudoku.logic.config.groundings import MessagePassingConfig
 from ltn_sudoku.logic.groundings.grounding import Grounding
-from ltn_sudoku.logic.groundings.hasvalue.base import RecurrentConfig, RecurrentHasValue
+from ltn_sudoku.logic.groundings.hasvalue.base import RecurrentHasValue
 from ltn_sudoku.logic.groundings.layers import mlp
 
 RELATIONS: tuple[str, ...] = ("cell", "row_in_block", "row_out_block", "col_in_block", "col_out_block", "block_rest")
 NODE_INPUTS = 3  # given here, cell filled, previous hasValue(c, v)
-
-
-@dataclass
-class MessagePassingConfig(RecurrentConfig):
-    """The message-passing grounding: a recurrent one whose messages along the peer graph have their own width."""
-
-    kind: str = field(default="message_passing", metadata={"omegaconf_ignore": True})
-    message_dim: int = at_least(1)  # the width of each relation's message
 
 
 class FixedInputs(NamedTuple):

@@ -1,4 +1,4 @@
-"""hasValue(c, v | b) on visual boards (kind `visual`): a small CNN reads each cell's image into a softmax over the n
+"""hasValue(c, v | b) on visual boards (the `visual` grounding): a small CNN reads each cell's image into a softmax over the n
 digits.
 
 The network sees one cell image at a time (no position, no neighbours), so whatever it learns is a digit reader;
@@ -7,23 +7,8 @@ the rules tie the cells together only through the knowledge base (ltn_sudoku.log
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import torch
 from torch import nn
-
-from ltn_sudoku.logic.fields import Rule, at_least, ruled
-from ltn_sudoku.logic.groundings.hasvalue.base import GroundingConfig
-
-
-@dataclass
-class ReaderConfig(GroundingConfig):
-    """The visual reader: CNN width, hidden units of its head, input average-pool factor (1 or 2)."""
-
-    kind: str = field(default="visual", metadata={"omegaconf_ignore": True})
-    channels: int = at_least(1)
-    hidden: int = at_least(1)
-    pool: int = ruled(Rule(lambda v: v in (1, 2), "expected 1 (28x28 input) or 2 (14x14)"))
 
 
 class DigitReader(nn.Module):

@@ -1,5 +1,5 @@
 """A config field's rule (the range or set of values it accepts), declared with the field itself: the schema
-(ltn_sudoku/logic/schema.py) and the groundings' own configs (beside each network in ltn_sudoku/logic/groundings/hasvalue/) declare
+(ltn_sudoku/logic/config/schema.py) and the groundings' own configs (beside each network in ltn_sudoku/logic/groundings/hasvalue/) declare
 their fields with these, and `schema.rule_violations` applies them. A field left MISSING is a key the config must set.
 Low in the learned package, so that a grounding declares its config once, below the schema that registers it.
 """

@@ -9,7 +9,8 @@ A field's `rule` (its metadata) is the range or set of values it accepts; `check
 key is wrong in one line. Rules between fields (techniques that exist for the board size, a visual model on 4x4 or
 9x9 boards, ...) are each model kind's `rules`
 (ltn_sudoku/logic/kinds.py: KINDS) and ltn_sudoku/logic/commands/check.py. The value sets a field accepts live
-with the code that reads them (a task's monitors, the loop's schedules, the operators' families) and are read here.
+in vocabulary.py, which the code that reads them (a task's monitors, the loop's schedules, the operators' families)
+imports too: this module imports no torch and no training code (tests/test_config_light.py).
 """
 
 from __future__ import annotations
@@ -25,17 +26,29 @@ from hydra.core.config_store import ConfigStore
 from hydra.core.global_hydra import GlobalHydra
 from omegaconf import MISSING, DictConfig, OmegaConf
 
-from ltn_sudoku.logic.board.task import MONITORS
-from ltn_sudoku.logic.fields import Rule, at_least, existing_file, non_negative, number, one_of, p_mean, positive, ruled
-from ltn_sudoku.logic.groundings.hasvalue import MessagePassingConfig, ReaderConfig, RecurrentConfig
-from ltn_sudoku.logic.groundings.model import SOLUTION_INPUTS
-from ltn_sudoku.logic.kb.operators import FAMILIES
-from ltn_sudoku.logic.training.loop import LR_SCHEDULES
-from ltn_sudoku.logic.visual.model import VISUAL_AXIOMS
-from ltn_sudoku.logic.visual.train import VISUAL_MONITORS
+from ltn_sudoku.logic.config.fields import (
+    Rule,
+    at_least,
+    existing_file,
+    non_negative,
+    number,
+    one_of,
+    p_mean,
+    positive,
+    ruled,
+)
+from ltn_sudoku.logic.config.groundings import MessagePassingConfig, ReaderConfig, RecurrentConfig
+from ltn_sudoku.logic.config.vocabulary import (
+    BOARD_MONITORS,
+    DEVICES,
+    LOGIC_FAMILIES,
+    LR_SCHEDULES,
+    SOLUTION_INPUTS,
+    VISUAL_AXIOMS,
+    VISUAL_MONITORS,
+)
 from ltn_sudoku.paths import CONF_DIR, DATA_DIR, data_home
 
-DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
 CPUS = os.cpu_count() or 1  # threads=100000 would ask torch's thread pool (and LLVM's) for that many threads
 
 
@@ -94,7 +107,7 @@ class RunConfig:
 # ---- logic (conf/logic) ---------------------------------------------------------------------------------------------
 @dataclass
 class LogicConfig:
-    family: str = one_of(FAMILIES)
+    family: str = one_of(LOGIC_FAMILIES)
     p_forall: float = p_mean()
     p_exists: float = p_mean()
 
@@ -103,7 +116,7 @@ class LogicConfig:
 @dataclass
 class LtnModelConfig:
     """A board model (ltn_sudoku/logic/groundings/model.py): hasValue, hasSolution and recommendsHeuristic. Its
-    grounding's own fields come with the grounding's schema below (one per `model.hasvalue` kind)."""
+    grounding's own fields come with the grounding's schema below (one per `model.hasvalue` grounding)."""
 
     name: str = MISSING
     size: int = ruled(Rule(_square_side, "expected a board side k*k between 4 and 81 (4, 9, 16, ...)"))
@@ -122,7 +135,7 @@ class LtnModelConfig:
 @dataclass
 class EvidenceModelConfig(RecurrentConfig, LtnModelConfig):
     """A board model with the evidence grounding of hasValue: the board model's keys and the grounding's own (its
-    config dataclass, RecurrentConfig, ltn_sudoku/logic/groundings/hasvalue/base.py, declared once with each rule)."""
+    config dataclass, RecurrentConfig, ltn_sudoku/logic/config/groundings.py, declared once with each rule)."""
 
     hasvalue: str = one_of(("evidence",))
 
@@ -130,12 +143,12 @@ class EvidenceModelConfig(RecurrentConfig, LtnModelConfig):
 @dataclass
 class MessagePassingModelConfig(MessagePassingConfig, LtnModelConfig):
     """A board model with the message-passing grounding of hasValue (its fields: MessagePassingConfig,
-    ltn_sudoku/logic/groundings/hasvalue/message_passing.py)."""
+    ltn_sudoku/logic/config/groundings.py)."""
 
     hasvalue: str = one_of(("message_passing",))
 
 
-# model.hasvalue -> the schema of a board model with that grounding, registered as `<kind>_schema` (which its
+# model.hasvalue -> the schema of a board model with that grounding, registered as `<grounding>_schema` (which its
 # conf/model/*.yaml names); tests/test_logic.py checks that every grounding of GROUNDINGS that reads givens has one
 BOARD_SCHEMAS: dict[str, type] = {"evidence": EvidenceModelConfig, "message_passing": MessagePassingModelConfig}
 
@@ -152,9 +165,9 @@ class _VisualModelKeys:
 @dataclass
 class VisualModelConfig(ReaderConfig, _VisualModelKeys):
     """A visual model (ltn_sudoku/logic/visual/model.py): hasValue's `visual` grounding, a CNN reader of MNIST cells
-    (its fields: ReaderConfig, ltn_sudoku/logic/groundings/hasvalue/reader.py), and isCorrect on its reading."""
+    (its fields: ReaderConfig, ltn_sudoku/logic/config/groundings.py), and isCorrect on its reading."""
 
-    kind: str = one_of(("visual",), "visual")  # a config key here (the grounding's own `kind` is not)
+    kind: str = one_of(("visual",), "visual")  # model.kind: the model kind
     axioms: Optional[List[str]] = ruled(
         Rule(lambda v: v is None or (len(v) > 0 and all(a in VISUAL_AXIOMS for a in v)),
              f"expected null or some of {', '.join(VISUAL_AXIOMS)}"), None)
@@ -217,7 +230,7 @@ class TrainConfig:
     heuristic_lr: float = positive()
     lr_schedule: str = one_of(LR_SCHEDULES)
     patience: int = at_least(0)
-    monitor: str = one_of(MONITORS)
+    monitor: str = one_of(BOARD_MONITORS)
     supervised: bool = False  # the supervised axiom (reads solutions): reference runs only (docs/ltn.md, run S)
     curriculum: CurriculumConfig = field(default_factory=CurriculumConfig)
     resume: Optional[str] = existing_file()
@@ -256,7 +269,7 @@ class VisualTrainConfig:
 SCHEMAS: dict[str | None, dict[str, type]] = {
     None: {"config_schema": RunConfig},
     "logic": {"logic_schema": LogicConfig},
-    "model": {**{f"{kind}_schema": schema for kind, schema in BOARD_SCHEMAS.items()},
+    "model": {**{f"{name}_schema": schema for name, schema in BOARD_SCHEMAS.items()},
               "visual_schema": VisualModelConfig},  # one per hasValue grounding (ltn_sudoku.logic.groundings.hasvalue)
     "data": {"generated_schema": GeneratedDataConfig, "visual_schema": VisualDataConfig},
     "train": {"train_schema": TrainConfig, "visual_schema": VisualTrainConfig},
@@ -301,7 +314,7 @@ def rule_violations(cfg: DictConfig, prefix: str = "") -> Iterator[str]:
         yield f"{prefix}{extra!s}: not a key of {schema.__name__} (retired, or a typo)"
     for spec in fields(schema):
         if spec.metadata.get("omegaconf_ignore"):
-            continue  # not a config key (a grounding's `kind`)
+            continue  # not a config key (a grounding config's `grounding`)
         key = f"{prefix}{spec.name}"
         if OmegaConf.is_missing(cfg, spec.name):
             yield f"{key}: missing (a required key of {schema.__name__})"
