@@ -1,6 +1,6 @@
 """ltn-sudoku: how far Logic Tensor Networks learn Sudoku reasoning, beside an exact symbolic engine.
 
-Top-level API: Board, count_solutions, solve, classify, load_model (the learned models: logic/answers/api.py). Heavy
+Top-level API: Board, count_solutions, solve, classify, load_model (the learned models: logic/api.py). Heavy
 parts (torch, the technique engine) load lazily. In a notebook (IPython loaded) boards, steps, solving paths and
 reports display as pictures (render/notebook.py).
 """
@@ -14,7 +14,7 @@ from ltn_sudoku.board import Board, BoardError, Conflict
 from ltn_sudoku.exact import count_solutions, solve
 
 if TYPE_CHECKING:
-    from ltn_sudoku.logic.answers.api import load_model
+    from ltn_sudoku.logic.api import load_model
     from ltn_sudoku.questions.report import Report, classify
 
 __all__ = ["Board", "BoardError", "Conflict", "count_solutions", "solve", "classify", "Report", "load_model"]
@@ -27,7 +27,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(questions, name)
     if name == "load_model":
-        from ltn_sudoku.logic.answers import api  # torch loads here, not on `import ltn_sudoku`
+        from ltn_sudoku.logic import api  # torch loads here, not on `import ltn_sudoku`
 
         return api.load_model
     raise AttributeError(f"module 'ltn_sudoku' has no attribute {name!r}")

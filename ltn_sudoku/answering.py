@@ -37,7 +37,7 @@ from ltn_sudoku.questions.q3 import Survey
 from ltn_sudoku.questions.report import Report, ReportSection, SectionSource, classify_boards
 
 if TYPE_CHECKING:
-    from ltn_sudoku.logic.answers.predict import LtnAnswers
+    from ltn_sudoku.logic.board.predict import LtnAnswers
     from ltn_sudoku.questions.engine import Engine
 
 CHUNK_CELLS = 40_000  # cells per chunk of boards answered together: about 500 9x9 boards, 6 81x81 boards
@@ -142,7 +142,7 @@ class Answerer:
 
     def ltn_answers(self) -> LtnAnswers | None:
         if self.ltn and self._ltn is None:
-            from ltn_sudoku.logic.answers.predict import LtnAnswers  # torch is imported only when the LTN answers
+            from ltn_sudoku.logic.board.predict import LtnAnswers  # torch is imported only when the LTN answers
 
             self._ltn = LtnAnswers(self.checkpoint, dead_ends=self.ltn_dead_ends, search_budget=self.ltn_search,
                                    device=self.device, complete=self.ltn_complete)

@@ -1,7 +1,7 @@
 """Evaluation entry point: ``python -m ltn_sudoku.evaluate model=9x9 [checkpoint=PATH]`` (Hydra).
 
 The command line is composed and checked first (one line and exit 2 on a bad value); the evaluation itself is
-ltn_sudoku/logic/evaluation/evaluate.py. Every error a user can cause once it runs (a checkpoint missing, damaged or of another
+ltn_sudoku/logic/board/evaluate.py. Every error a user can cause once it runs (a checkpoint missing, damaged or of another
 size, a data file that cannot be read) is one line on stderr and exit status 2 too.
 """
 
@@ -13,9 +13,9 @@ import hydra
 import torch
 from omegaconf import DictConfig
 
+from ltn_sudoku.logic.board.evaluate import config_problem, evaluate
 from ltn_sudoku.logic.commands.check import check_command_line, check_config, refuse
 from ltn_sudoku.logic.errors import USER_ERRORS
-from ltn_sudoku.logic.evaluation.evaluate import config_problem, evaluate
 from ltn_sudoku.paths import CONF_DIR
 
 

@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ltn_sudoku.logic.board.model import ModelConfig, describe_inputs
 from ltn_sudoku.logic.checkpoints import load_checkpoint, model_kind
-from ltn_sudoku.logic.groundings.model import ModelConfig, describe_inputs
 
 WEAK = 0.5  # a tier where the model solves less than this share is named among its limits
 

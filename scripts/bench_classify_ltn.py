@@ -45,7 +45,7 @@ from ltn_sudoku.branching.orders import Ascending, FewestPlaces  # noqa: E402
 from ltn_sudoku.branching.solver import solve  # noqa: E402
 from ltn_sudoku.exact import solve as exact_solve  # noqa: E402
 from ltn_sudoku.io.kaggle import read_kaggle  # noqa: E402
-from ltn_sudoku.logic.answers.predict import LtnAnswers  # noqa: E402
+from ltn_sudoku.logic.board.predict import LtnAnswers  # noqa: E402
 from ltn_sudoku.paths import DATA_DIR, REPO_ROOT  # noqa: E402
 from ltn_sudoku.questions.engine import Engine  # noqa: E402
 from ltn_sudoku.questions.report import classify  # noqa: E402

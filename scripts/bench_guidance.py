@@ -66,7 +66,7 @@ from ltn_sudoku.io import AtomicFile, atomic_write_text, iter_records  # noqa: E
 from ltn_sudoku.io.kaggle import KaggleReader  # noqa: E402
 from ltn_sudoku.io.progress import progress  # noqa: E402
 from ltn_sudoku.io.split import splits_of  # noqa: E402
-from ltn_sudoku.logic.answers.model_order import CachedModelOrder, ModelOrder  # noqa: E402
+from ltn_sudoku.logic.board.model_order import CachedModelOrder, ModelOrder  # noqa: E402
 from ltn_sudoku.paths import DATA_DIR, data_file  # noqa: E402
 
 SETS: dict[str, str] = {"seventeen_clue": "9x9/17clue_49158.txt", "top1465": "9x9/top1465.txt",

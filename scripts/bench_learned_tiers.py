@@ -39,7 +39,7 @@ from render_docs import paired_bootstrap  # noqa: E402
 from ltn_sudoku.board import Board  # noqa: E402
 from ltn_sudoku.generate import generate  # noqa: E402
 from ltn_sudoku.io import atomic_write_text  # noqa: E402
-from ltn_sudoku.logic.answers.model_order import ModelOrder  # noqa: E402
+from ltn_sudoku.logic.board.model_order import ModelOrder  # noqa: E402
 from ltn_sudoku.logic.checkpoints import load_checkpoint  # noqa: E402
 from ltn_sudoku.paths import DataNotFound  # noqa: E402
 from ltn_sudoku.questions.tiers import TIER_NAMES, singles_loop_solves, tiers  # noqa: E402
@@ -55,7 +55,7 @@ INPUTS = {"message_passing": "givens only (one-hot), fixed cell relations; no cr
 
 def held_out_generated(count: int, checkpoints: list[Path]) -> tuple[list[Board], int]:
     """`count` generated unique 17-40-given puzzles (seed 1000) none of the models trained or validated on."""
-    from ltn_sudoku.logic.evaluation.evaluate import seen_boards
+    from ltn_sudoku.logic.board.evaluate import seen_boards
 
     boards = [r.board for r in generate(9, "open_solvable", count, 1000, givens=(17, 40))]
     seen: set[tuple[int, ...]] = set()

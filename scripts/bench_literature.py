@@ -46,10 +46,10 @@ from render_docs import paired_bootstrap  # noqa: E402
 
 from ltn_sudoku.board import Board  # noqa: E402
 from ltn_sudoku.io import atomic_write_text  # noqa: E402
-from ltn_sudoku.logic.answers.model_order import ModelOrder  # noqa: E402
+from ltn_sudoku.logic.board import literature  # noqa: E402
+from ltn_sudoku.logic.board.evaluate import sample_public  # noqa: E402
+from ltn_sudoku.logic.board.model_order import ModelOrder  # noqa: E402
 from ltn_sudoku.logic.checkpoints import load_checkpoint  # noqa: E402
-from ltn_sudoku.logic.evaluation import literature  # noqa: E402
-from ltn_sudoku.logic.evaluation.evaluate import sample_public  # noqa: E402
 from ltn_sudoku.paths import CHECKPOINTS_DIR, DataNotFound  # noqa: E402
 from ltn_sudoku.questions.tiers import singles_loop_batch  # noqa: E402
 

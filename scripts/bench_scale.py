@@ -29,9 +29,9 @@ import torch.multiprocessing as mp
 from omegaconf import DictConfig
 
 from ltn_sudoku.logic.board.data import build_splits
+from ltn_sudoku.logic.board.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.board.task import board_step, build_optimizer
 from ltn_sudoku.logic.config.schema import compose_config
-from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.kb.operators import build_operators
 from ltn_sudoku.logic.training import distributed
 from ltn_sudoku.logic.training.runtime import configure_torch

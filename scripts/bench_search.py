@@ -3,7 +3,7 @@
     python scripts/bench_search.py --checkpoint checkpoints/9x9.pt --puzzles 200 --budget 256
 
 For each puzzle set (seeded samples of public files in the data home's 9x9/, and generated sparse impossible boards) it
-runs ltn_sudoku.logic.answers.search.guided_search once with the largest budget and records the nodes it refined; the
+runs ltn_sudoku.logic.board.search.guided_search once with the largest budget and records the nodes it refined; the
 search is deterministic, so a puzzle counts as solved within budget b when it was solved with at most b nodes (a
 lower bound: the cut batch at b could also hold the solution). Printed per set: solved share per budget, median and
 95th-percentile CPU seconds and nodes of the solved puzzles, refutations (impossible boards), wrong "solved" boards
@@ -32,8 +32,8 @@ from ltn_sudoku.exact import count_solutions  # noqa: E402
 from ltn_sudoku.exact import search as reference  # noqa: E402
 from ltn_sudoku.generate import generate  # noqa: E402
 from ltn_sudoku.io import read_boards  # noqa: E402
-from ltn_sudoku.logic.answers.search import guided_search  # noqa: E402
-from ltn_sudoku.logic.evaluation.evaluate import PUBLIC_SETS, sample_public  # noqa: E402
+from ltn_sudoku.logic.board.evaluate import PUBLIC_SETS, sample_public  # noqa: E402
+from ltn_sudoku.logic.board.search import guided_search  # noqa: E402
 from ltn_sudoku.logic.kinds import load_model  # noqa: E402
 from ltn_sudoku.paths import data_file  # noqa: E402
 from ltn_sudoku.questions.tiers import singles_loop_batch  # noqa: E402

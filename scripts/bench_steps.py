@@ -21,7 +21,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ltn_sudoku.logic.board import data  # noqa: E402
-from ltn_sudoku.logic.evaluation.reasoning import model_boards  # noqa: E402
+from ltn_sudoku.logic.board.reasoning import model_boards  # noqa: E402
 from ltn_sudoku.logic.kinds import load_model  # noqa: E402
 from ltn_sudoku.questions.tiers import run_tiers, singles_loop_batch  # noqa: E402
 

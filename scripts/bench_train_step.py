@@ -89,7 +89,11 @@ def side(name: str, logic: str, overrides: list[str], boards: int, batch: int, d
     def module(path: str) -> ModuleType:
         return importlib.import_module(f"{logic}.{path}")
 
-    data, model_module = module("board.data"), module("groundings.model")
+    data = module("board.data")
+    try:  # the board model moved from groundings/ into board/ (issue 47): a baseline copy may predate it
+        model_module = module("board.model")
+    except ModuleNotFoundError:
+        model_module = module("groundings.model")
     cfg = compose_config(overrides)
     config = model_module.ModelConfig.from_cfg(cfg.model)
     solvable = data.generated(9, "open_solvable", boards * 4 // 5, seed=7)

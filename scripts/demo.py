@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from ltn_sudoku.io import parse_board_text, read_records
-from ltn_sudoku.logic.answers.predict import LtnAnswers
+from ltn_sudoku.logic.board.predict import LtnAnswers
 from ltn_sudoku.paths import DATA_DIR, REPO_ROOT
 from ltn_sudoku.questions.report import classify
 from ltn_sudoku.questions.text import render_report

@@ -59,7 +59,7 @@ def teacher_answers(checkpoint: str, states: np.ndarray, batch: int) -> np.ndarr
     """(M, 81, 9) the teacher's hasValue on every state, cached beside the outputs (outputs/orders/teacher_*.npz,
     keyed by the checkpoint's bytes and the states): the slow part of a fit (about 0.1 CPU s a state, message
     passing on the CPU) is paid once per set."""
-    from ltn_sudoku.logic.answers.model_order import ModelOrder  # torch and the model only for distillation
+    from ltn_sudoku.logic.board.model_order import ModelOrder  # torch and the model only for distillation
 
     key = hashlib.sha256(Path(checkpoint).read_bytes() + states.tobytes()).hexdigest()[:16]
     cache = Path("outputs/orders") / f"teacher_{key}.npz"

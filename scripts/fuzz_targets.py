@@ -295,7 +295,7 @@ def checkpoint_files(draw: st.DrawFn) -> bytes:
 
 def checkpoint(data: bytes) -> None:
     """load_checkpoint and the predictor on a damaged or foreign file: a working model or CheckpointError."""
-    from ltn_sudoku.logic.answers.predict import LtnPredictor
+    from ltn_sudoku.logic.board.predict import LtnPredictor
     from ltn_sudoku.logic.checkpoints import CheckpointError
 
     COUNTS["checkpoints"] += 1
@@ -340,9 +340,9 @@ def hydra_overrides(case: tuple[str, list[str]]) -> None:
     the model and logic built from what passed: a one-line error with exit status 2, or a model."""
     from omegaconf.errors import OmegaConfBaseException
 
+    from ltn_sudoku.logic.board.model import LtnSudoku, ModelConfig
     from ltn_sudoku.logic.commands.check import check_command_line
     from ltn_sudoku.logic.config.schema import compose_config
-    from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
     from ltn_sudoku.logic.kb.operators import build_operators
 
     COUNTS["hydra overrides"] += 1

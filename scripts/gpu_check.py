@@ -40,13 +40,13 @@ from omegaconf import DictConfig, OmegaConf, open_dict  # noqa: E402
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 
 from ltn_sudoku.io import read_boards  # noqa: E402
-from ltn_sudoku.logic.answers.predict import LtnAnswers  # noqa: E402
 from ltn_sudoku.logic.board import assess, data
 from ltn_sudoku.logic.board.data import build_splits  # noqa: E402
+from ltn_sudoku.logic.board.model import LtnSudoku, ModelConfig  # noqa: E402
+from ltn_sudoku.logic.board.predict import LtnAnswers  # noqa: E402
 from ltn_sudoku.logic.board.task import board_step, build_optimizer  # noqa: E402
 from ltn_sudoku.logic.config.schema import compose_config  # noqa: E402
 from ltn_sudoku.logic.device import synchronize  # noqa: E402
-from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig  # noqa: E402
 from ltn_sudoku.logic.kb.operators import build_operators  # noqa: E402
 from ltn_sudoku.logic.training import distributed  # noqa: E402
 from ltn_sudoku.logic.training.runtime import configure_torch  # noqa: E402

@@ -46,7 +46,7 @@ from ltn_sudoku.branching.orders import Ascending, FewestPlaces, ValueOrder  # n
 from ltn_sudoku.branching.solver import solve  # noqa: E402
 from ltn_sudoku.generate import generate  # noqa: E402
 from ltn_sudoku.io import atomic_write_text  # noqa: E402
-from ltn_sudoku.logic.answers.model_order import CachedModelOrder, ModelOrder  # noqa: E402
+from ltn_sudoku.logic.board.model_order import CachedModelOrder, ModelOrder  # noqa: E402
 from ltn_sudoku.questions.tiers import singles_loop_solves, tiers  # noqa: E402
 
 VARIANTS: dict[str, list[str]] = {"rules_only": ["train.supervised=false"], "supervised": ["train.supervised=true"]}

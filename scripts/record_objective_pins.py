@@ -72,9 +72,9 @@ def board_batch(size: int, techniques: list[str]) -> Any:
 
 
 def board_objective(name: str, overrides: list[str], supervised: bool) -> dict[str, Any]:
+    from ltn_sudoku.logic.board.model import LtnSudoku, ModelConfig
     from ltn_sudoku.logic.board.objective import objective
     from ltn_sudoku.logic.config.schema import compose_config
-    from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
     from ltn_sudoku.logic.kb.operators import build_operators
 
     cfg = compose_config(overrides)

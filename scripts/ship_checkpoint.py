@@ -17,10 +17,10 @@ import sys
 from pathlib import Path
 
 from ltn_sudoku.io import atomic_write_text
+from ltn_sudoku.logic.board.evaluate import evaluate
 from ltn_sudoku.logic.checkpoints import load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.commands.experiments import experiment_record
 from ltn_sudoku.logic.config.schema import compose_config
-from ltn_sudoku.logic.evaluation.evaluate import evaluate
 from ltn_sudoku.paths import CHECKPOINTS_DIR
 
 

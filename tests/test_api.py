@@ -1,4 +1,4 @@
-"""The learned models as a Python API (ltn_sudoku.load_model, logic/answers/api.py): the same answers classify-board
+"""The learned models as a Python API (ltn_sudoku.load_model, logic/api.py): the same answers classify-board
 gives, hasValue as numpy and as a DataFrame, the complete solver, the LTN section typed (LtnAnswer) inside classify's
 report, and one clear error for a board or question the model does not fit."""
 
@@ -11,9 +11,9 @@ import ltn_sudoku
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import count_solutions, solve
 from ltn_sudoku.io import parse_board_text
-from ltn_sudoku.logic.answers.answer import LtnAnswer, Truth
-from ltn_sudoku.logic.answers.api import ModelMismatchError, shipped_models
-from ltn_sudoku.logic.answers.predict import LtnAnswers
+from ltn_sudoku.logic.api import ModelMismatchError, shipped_models
+from ltn_sudoku.logic.board.answer import LtnAnswer, Truth
+from ltn_sudoku.logic.board.predict import LtnAnswers
 from ltn_sudoku.logic.checkpoints import CheckpointError
 from tests.test_predict import assert_same
 
@@ -22,9 +22,9 @@ SEED_9 = "2.14.....4...7358..5....6....9.2.8.1.23.1..5...8354..97..28.....15..93
 
 
 @pytest.fixture(scope="module")
-def model_4x4() -> ltn_sudoku.logic.answers.api.BoardModel:
+def model_4x4() -> ltn_sudoku.logic.api.BoardModel:
     m = ltn_sudoku.load_model("4x4")
-    assert isinstance(m, ltn_sudoku.logic.answers.api.BoardModel)
+    assert isinstance(m, ltn_sudoku.logic.api.BoardModel)
     return m
 
 

@@ -18,9 +18,9 @@ import torch
 
 from ltn_sudoku.logic.board import data
 from ltn_sudoku.logic.board.labels import resolve_techniques
+from ltn_sudoku.logic.board.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.board.objective import objective
 from ltn_sudoku.logic.config.schema import compose_config
-from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.kb.aggregate import BatchResult
 from ltn_sudoku.logic.kb.operators import build_operators
 from ltn_sudoku.logic.kb.theory import BOARD_THEORY

@@ -37,9 +37,9 @@ def test_complete_solver_answers_hard_and_impossible_boards(capsys: pytest.Captu
 def test_solve_prints_the_complete_solver_answer_of_classify_board(capsys: pytest.CaptureFixture[str], board: str,
                                                                    verdict: str) -> None:
     """`solve --ltn --complete --json` and classify-board's `ltn.complete_solver` (its library path: the LTN
-    section of ltn_sudoku.logic.answers.predict) are one answer: the same keys and, but for the CPU time, the same
+    section of ltn_sudoku.logic.board.predict) are one answer: the same keys and, but for the CPU time, the same
     values, for the same board and checkpoint."""
-    from ltn_sudoku.logic.answers.predict import LtnAnswers
+    from ltn_sudoku.logic.board.predict import LtnAnswers
 
     checkpoint = CHECKPOINTS_DIR / "4x4.pt"
     assert main(["solve", "--ltn", "--complete", "--board", board, "--checkpoint", str(checkpoint), "--json"]) == 0

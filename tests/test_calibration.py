@@ -6,7 +6,7 @@ import numpy as np
 import torch
 
 from ltn_sudoku.logic.board.metrics import expected_calibration_error
-from ltn_sudoku.logic.groundings.model import HasSolutionNet
+from ltn_sudoku.logic.board.model import HasSolutionNet
 
 
 def test_platt_scaling_recovers_scale_and_offset_and_lowers_ece() -> None:
@@ -24,7 +24,7 @@ def test_platt_scaling_recovers_scale_and_offset_and_lowers_ece() -> None:
 
 
 def test_has_solution_table_per_givens_bin_beside_the_singles_loop() -> None:
-    from ltn_sudoku.logic.evaluation.evaluate import has_solution_by_givens
+    from ltn_sudoku.logic.board.evaluate import has_solution_by_givens
 
     truths = np.array([0.9, 0.2, 0.1, 0.8, 0.7, 0.3])
     labels = np.array([1, 1, 0, 0, 1, 0])
@@ -40,7 +40,7 @@ def test_has_solution_table_per_givens_bin_beside_the_singles_loop() -> None:
 
 
 def test_singles_silent_summary_gives_no_balanced_accuracy_for_one_class() -> None:
-    from ltn_sudoku.logic.evaluation.evaluate import _silent_summary
+    from ltn_sudoku.logic.board.evaluate import _silent_summary
 
     key = "q2_has_solution_singles_silent"
     both = {f"{key}/balanced_accuracy": 0.75, f"{key}/accuracy": 0.6, f"{key}/count": 20.0, f"{key}/impossible": 4.0}

@@ -13,10 +13,10 @@ import torch
 from ltn_sudoku.board import Board
 from ltn_sudoku.logic.board import assess, data
 from ltn_sudoku.logic.board.inference import decoded, is_valid_assignment
+from ltn_sudoku.logic.board.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.checkpoints import shipped_checkpoint
 from ltn_sudoku.logic.config.schema import compose_config
 from ltn_sudoku.logic.groundings.grounding import one_hot_givens
-from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.kinds import load_model
 
 BOARDS = 1000

@@ -24,10 +24,10 @@ from omegaconf import DictConfig
 
 from ltn_sudoku.cli import main as cli_main
 from ltn_sudoku.io import parse_board_text
-from ltn_sudoku.logic.answers.predict import LtnPredictor
+from ltn_sudoku.logic.board.evaluate import evaluate
+from ltn_sudoku.logic.board.predict import LtnPredictor
 from ltn_sudoku.logic.config.schema import compose_config
 from ltn_sudoku.logic.device import HostTransferError, host_transfer_guard, to_numpy
-from ltn_sudoku.logic.evaluation.evaluate import evaluate
 from ltn_sudoku.logic.kinds import load_model, train
 from ltn_sudoku.paths import DATA_DIR, REPO_ROOT
 from tests.test_train import TINY, TINY_EVAL

@@ -15,10 +15,10 @@ import torch
 from torch import nn
 
 from ltn_sudoku.logic.board.data import build_splits
+from ltn_sudoku.logic.board.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.board.objective import objective
 from ltn_sudoku.logic.board.task import board_step
 from ltn_sudoku.logic.checkpoints import load_checkpoint
-from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.kb.operators import build_operators
 from ltn_sudoku.logic.kinds import train
 from ltn_sudoku.logic.training import distributed

@@ -514,7 +514,7 @@ def test_evaluate_settings_that_leave_a_table_without_boards_are_one_line(tmp_pa
 def test_evaluate_into_a_training_folder_writes_beside_its_record(tmp_path: Path) -> None:
     """`evaluate checkpoint=RUN/best.pt run_dir=RUN`: the training's metrics.json (and its TensorBoard events) are
     kept as they were; the evaluation goes to RUN/evaluation/."""
-    from ltn_sudoku.logic.evaluation.evaluate import evaluate
+    from ltn_sudoku.logic.board.evaluate import evaluate
     from ltn_sudoku.logic.kinds import train
     from tests.test_train import TINY_EVAL
 

@@ -24,10 +24,10 @@ import pytest
 from omegaconf import DictConfig
 
 from ltn_sudoku.io import FormatError, read_records
+from ltn_sudoku.logic.board.model import ModelConfig
 from ltn_sudoku.logic.checkpoints import CheckpointError, load_checkpoint
 from ltn_sudoku.logic.config.schema import compose_config
 from ltn_sudoku.logic.errors import ConfigError
-from ltn_sudoku.logic.groundings.model import ModelConfig
 from ltn_sudoku.logic.kinds import KINDS, train
 from ltn_sudoku.paths import CHECKPOINTS_DIR, DATA_DIR, REPO_ROOT
 from tests.test_train import TINY, config

@@ -13,10 +13,10 @@ from omegaconf import DictConfig, OmegaConf
 from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.logic.board import data
 from ltn_sudoku.logic.board.data import build_splits
+from ltn_sudoku.logic.board.evaluate import _without, evaluate, training_boards
+from ltn_sudoku.logic.board.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.checkpoints import save_checkpoint
 from ltn_sudoku.logic.config.schema import compose_config
-from ltn_sudoku.logic.evaluation.evaluate import _without, evaluate, training_boards
-from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
 
 TINY = ["model=4x4", "model.hidden=8", "model.steps=2", "model.eval_steps=2", "model.solution_hidden=4",
         "model.heuristic_hidden=4", "model.techniques=[Naked Single,Hidden Single]", "data.train.solvable=12",

@@ -15,8 +15,8 @@ import torch
 from ltn_sudoku.logic.board import assess, data
 from ltn_sudoku.logic.board.labels import resolve_techniques
 from ltn_sudoku.logic.board.metrics import accuracy, precision_recall_f1
+from ltn_sudoku.logic.board.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.config.schema import compose_config
-from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.kb.operators import build_operators
 from ltn_sudoku.logic.kinds import load_model, train
 

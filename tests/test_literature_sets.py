@@ -18,8 +18,8 @@ from ltn_sudoku.datasets import registry
 from ltn_sudoku.datasets.serve import LocalServer
 from ltn_sudoku.io.literature import literature_layout, read_rrn, read_sudoku_extreme
 from ltn_sudoku.io.records import FormatError
-from ltn_sudoku.logic.evaluation.evaluate import PUBLIC_SETS
-from ltn_sudoku.logic.evaluation.literature import LITERATURE_FILES, public_file, read_public, read_satnet
+from ltn_sudoku.logic.board.evaluate import PUBLIC_SETS
+from ltn_sudoku.logic.board.literature import LITERATURE_FILES, public_file, read_public, read_satnet
 from ltn_sudoku.paths import DATA_DIR, DATA_HOME_VARIABLE, REPO_ROOT, DataNotFound
 from tests.test_data_fetch import data_cli
 

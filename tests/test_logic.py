@@ -19,6 +19,7 @@ from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.generate import generate
 from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.logic.board.labels import resolve_techniques, technique_labels
+from ltn_sudoku.logic.board.model import INSTANCE_TYPES, ModelConfig, RecommendsHeuristicNet
 from ltn_sudoku.logic.groundings.grounding import (
     Grounding,
     TablePredicate,
@@ -35,7 +36,6 @@ from ltn_sudoku.logic.groundings.hasvalue import (
     build_has_value,
     grounding_config,
 )
-from ltn_sudoku.logic.groundings.model import INSTANCE_TYPES, ModelConfig, RecommendsHeuristicNet
 from ltn_sudoku.logic.kb.axioms import (
     CONSTRAINT_AXIOMS,
     RULE_AXIOMS,
@@ -296,9 +296,9 @@ def test_each_technique_reads_the_instances_of_its_pattern() -> None:
 def test_a_grounding_is_one_registry_entry_that_describes_itself(monkeypatch: pytest.MonkeyPatch) -> None:
     """build_has_value, the model config and describe_inputs read GROUNDINGS only: a new kind needs its class, its
     config dataclass and one entry."""
+    from ltn_sudoku.logic.board.model import describe_inputs
     from ltn_sudoku.logic.groundings import hasvalue
     from ltn_sudoku.logic.groundings.hasvalue.evidence import EvidenceHasValue
-    from ltn_sudoku.logic.groundings.model import describe_inputs
 
     class Echo(EvidenceHasValue):
         DESCRIPTION = "the evidence grounding under another name"

@@ -15,14 +15,14 @@ from torch import nn
 
 from ltn_sudoku.generate import generate
 from ltn_sudoku.logic.board import data
+from ltn_sudoku.logic.board.evaluate import evaluate
 from ltn_sudoku.logic.board.labels import resolve_techniques
+from ltn_sudoku.logic.board.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.board.objective import objective
 from ltn_sudoku.logic.config.schema import compose_config
-from ltn_sudoku.logic.evaluation.evaluate import evaluate
 from ltn_sudoku.logic.groundings.grounding import Grounding, encode_boards, one_hot_givens
 from ltn_sudoku.logic.groundings.hasvalue import MessagePassingConfig, build_has_value
 from ltn_sudoku.logic.groundings.hasvalue.message_passing import GruGates, MessagePassingHasValue
-from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.kb.operators import build_operators
 from ltn_sudoku.logic.kinds import train
 

@@ -1,4 +1,4 @@
-"""The learned value orders (ltn_sudoku/logic/answers/model_order.py) in the complete solver: the cheap variants (one
+"""The learned value orders (ltn_sudoku/logic/board/model_order.py) in the complete solver: the cheap variants (one
 call per puzzle, calls refreshed down the tree, batched root calls, fewer refinement steps) keep the solver exact and
 make the model calls they say."""
 
@@ -14,7 +14,7 @@ from ltn_sudoku.branching.solver import solve
 from ltn_sudoku.exact import count_solutions, solutions
 from ltn_sudoku.generate import generate
 from ltn_sudoku.io import read_boards
-from ltn_sudoku.logic.answers.model_order import CachedModelOrder, ModelOrder
+from ltn_sudoku.logic.board.model_order import CachedModelOrder, ModelOrder
 from ltn_sudoku.paths import CHECKPOINTS_DIR, DATA_DIR
 from tests.test_branching import OPEN_KINDS
 

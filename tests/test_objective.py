@@ -20,10 +20,10 @@ from ltn_sudoku.candidates import CandidateGrid, Contradiction
 from ltn_sudoku.exact import count_solutions_batch
 from ltn_sudoku.logic.board import data
 from ltn_sudoku.logic.board.labels import resolve_techniques
+from ltn_sudoku.logic.board.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.board.objective import objective
 from ltn_sudoku.logic.config.schema import compose_config
 from ltn_sudoku.logic.groundings.grounding import Grounding, one_hot_givens
-from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.kb.axioms import class_axioms, definition_axioms, supervised_axiom, technique_axioms
 from ltn_sudoku.logic.kb.operators import Operators, build_operators
 

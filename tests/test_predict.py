@@ -1,4 +1,4 @@
-"""The LTN answers of classify-board for many boards at once (logic/answers/predict.py): the same answers as one board at a
+"""The LTN answers of classify-board for many boards at once (logic/board/predict.py): the same answers as one board at a
 time, in the boards' order, whatever their sizes; the per-move dead-end probabilities only when asked for."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from ltn_sudoku.board import Board
 from ltn_sudoku.io import parse_board_text
 from ltn_sudoku.io.kaggle import read_kaggle
-from ltn_sudoku.logic.answers.predict import LtnAnswers
+from ltn_sudoku.logic.board.predict import LtnAnswers
 from ltn_sudoku.paths import DATA_DIR
 
 # float32 rounding differs between a batch of one board and larger batches, and 48 refinement steps amplify it: the

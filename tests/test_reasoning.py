@@ -8,9 +8,9 @@ import torch
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import solve_batch
 from ltn_sudoku.generate import generate
-from ltn_sudoku.logic.evaluation import reasoning
+from ltn_sudoku.logic.board import reasoning
+from ltn_sudoku.logic.board.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.groundings.hasvalue import RecurrentConfig
-from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
 from ltn_sudoku.questions.tiers import singles_loop_batch, tiers
 
 

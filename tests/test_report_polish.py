@@ -11,7 +11,7 @@ import numpy as np
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import solve
 from ltn_sudoku.io import parse_board_text
-from ltn_sudoku.logic.answers.answer import LtnAnswer, LtnMove, Truth
+from ltn_sudoku.logic.board.answer import LtnAnswer, LtnMove, Truth
 from ltn_sudoku.render.ltn import SURE, UNSURE, hasvalue_svg
 from ltn_sudoku.render.report import board_section, page_head, page_tail
 

@@ -13,10 +13,10 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.exact import count_solutions, solve
 from ltn_sudoku.generate import generate
 from ltn_sudoku.io import parse_board_text
-from ltn_sudoku.logic.answers.search import SearchResult, guided_search
+from ltn_sudoku.logic.board.model import LtnSudoku, ModelConfig
+from ltn_sudoku.logic.board.search import SearchResult, guided_search
 from ltn_sudoku.logic.checkpoints import shipped_checkpoint
 from ltn_sudoku.logic.groundings.hasvalue import RecurrentConfig
-from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.kinds import load_model
 from ltn_sudoku.questions import engine
 
@@ -48,7 +48,7 @@ def search(model: LtnSudoku, board: Board, **options: Any) -> SearchResult:
 
 
 def test_the_guard_catches_a_search_that_reads_the_solver(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ltn_sudoku.logic.answers.search as module
+    import ltn_sudoku.logic.board.search as module
 
     monkeypatch.setattr(module, "is_valid_assignment", lambda *_: exact.solve(parse_board_text("1" * 16)))
     with pytest.raises(AssertionError, match="must not call"):
@@ -96,7 +96,7 @@ def test_every_solved_9x9_board_is_the_solution() -> None:
 
 
 def test_the_ltn_answer_carries_the_search_verdict_beside_has_solution() -> None:
-    from ltn_sudoku.logic.answers.predict import LtnPredictor
+    from ltn_sudoku.logic.board.predict import LtnPredictor
 
     predictor = LtnPredictor.for_size(4)
     assert predictor is not None

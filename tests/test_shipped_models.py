@@ -18,12 +18,12 @@ import numpy as np
 import pytest
 import torch
 
-from ltn_sudoku.logic.answers.predict import LtnPredictor
 from ltn_sudoku.logic.board import assess, data
+from ltn_sudoku.logic.board.evaluate import DEFAULT_GIVENS_BINS
 from ltn_sudoku.logic.board.labels import resolve_techniques
 from ltn_sudoku.logic.board.metrics import accuracy
+from ltn_sudoku.logic.board.predict import LtnPredictor
 from ltn_sudoku.logic.checkpoints import shipped_checkpoint
-from ltn_sudoku.logic.evaluation.evaluate import DEFAULT_GIVENS_BINS
 from ltn_sudoku.logic.kinds import load_model
 
 SEED = 2024

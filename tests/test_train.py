@@ -16,10 +16,10 @@ from omegaconf import DictConfig
 from ltn_sudoku.board import Board
 from ltn_sudoku.cli import build_parser, run_command
 from ltn_sudoku.io import parse_board_text
-from ltn_sudoku.logic.answers.predict import LtnPredictor
+from ltn_sudoku.logic.board.evaluate import evaluate
+from ltn_sudoku.logic.board.predict import LtnPredictor
 from ltn_sudoku.logic.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
 from ltn_sudoku.logic.config.schema import compose_config
-from ltn_sudoku.logic.evaluation.evaluate import evaluate
 from ltn_sudoku.logic.kinds import train
 from ltn_sudoku.paths import REPO_ROOT
 
@@ -132,7 +132,7 @@ def test_init_from_starts_from_the_checkpoint_weights(trained: Path, tmp_path: P
 
 def test_a_warm_start_carries_its_parents_boards_into_the_held_out_check(trained: Path, tmp_path: Path) -> None:
     """Evaluation must hold out the boards the parent run trained on too, not only the warm-started run's own."""
-    from ltn_sudoku.logic.evaluation.evaluate import seen_boards, training_boards
+    from ltn_sudoku.logic.board.evaluate import seen_boards, training_boards
 
     child = tmp_path / "child"
     train(config(child, "train.epochs=1", "seed=7", f"train.init_from={trained / 'last.pt'}"))
@@ -248,7 +248,7 @@ def test_a_board_file_joins_the_training_puzzles_under_its_stated_origin(tmp_pat
     from ltn_sudoku.generate import generate
     from ltn_sudoku.io import FormatError, write_boards
     from ltn_sudoku.logic.board import data
-    from ltn_sudoku.logic.groundings.model import ModelConfig
+    from ltn_sudoku.logic.board.model import ModelConfig
 
     path = tmp_path / "states.txt"
     write_boards(path, [r.board for r in generate(4, "open_solvable", 6, seed=9)])

@@ -1,8 +1,8 @@
 """A complete solver steered by a value order: the LTN's hasValue, hand-made orders, or the oracle (issue 30).
 
 Symbolic (numpy, no torch): the learned orders, hasValue of a checkpoint called at every branch node or once per puzzle
-(its cheap variants), are `ltn_sudoku/logic/answers/model_order.py`, so that the learned wing
-(logic/answers/predict.py's classify-board section) can call this solver without an import circle.
+(its cheap variants), are `ltn_sudoku/logic/board/model_order.py`, so that the learned wing
+(logic/board/predict.py's classify-board section) can call this solver without an import circle.
 
 - `propagate.py`: the knowledge base's rules evaluated crisply on a branch state (singles and contradictions);
 - `orders.py`: the value-order protocol and the hand-made and oracle orders;

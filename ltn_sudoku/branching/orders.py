@@ -4,7 +4,7 @@ An order gives every (cell, digit) of a state a preference score, higher first; 
 possible digits. `begin(board)` is called once per puzzle (seeding, the oracle's solution); `scores` once per branch
 node, so `calls` counts the order's work. The hand-made orders see only the crisp truths of the state (possible
 digits), the oracle the puzzle's solution (the floor of wrong guesses for this propagation), the learned orders
-(logic/answers/model_order.py) hasValue.
+(logic/board/model_order.py) hasValue.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from ltn_sudoku.cli import UsageError
 from ltn_sudoku.cli.common import AUTO_SYMBOLS, output_symbols
 from ltn_sudoku.io import strict_json
 from ltn_sudoku.io.writers import AtomicFile, spreadsheet_safe
-from ltn_sudoku.logic.answers.answer import LtnAnswer
+from ltn_sudoku.logic.board.answer import LtnAnswer
 from ltn_sudoku.questions.text import render_report
 from ltn_sudoku.render.report import board_section, page_head, page_tail, report_pictures
 

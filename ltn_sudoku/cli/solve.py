@@ -144,9 +144,9 @@ def _stats_out(path: Path) -> str:
 
 def run_ltn(args: argparse.Namespace) -> int:
     """`solve --ltn`: LTN-guided search per board; the verdict, the board found and what it cost."""
-    from ltn_sudoku.logic.answers.answer import complete_solver_line
-    from ltn_sudoku.logic.answers.predict import LtnPredictor
-    from ltn_sudoku.logic.answers.search import guided_search
+    from ltn_sudoku.logic.board.answer import complete_solver_line
+    from ltn_sudoku.logic.board.predict import LtnPredictor
+    from ltn_sudoku.logic.board.search import guided_search
     from ltn_sudoku.logic.checkpoints import CheckpointError
 
     if args.budget < 1:

@@ -2,8 +2,8 @@
 
 Input layout (documented in docs/visual.md): a NumPy .npz holding `images`, uint8, shape (n*n, 28, 28) or
 (n, n, 28, 28), n = 4 or 9, the cells in row-major order (cell r*n + c), each an MNIST-style image (white digit on
-black). An all-black image (every pixel below ltn_sudoku.logic.answers.visual.BLANK_LEVEL) is an empty cell, so open
-boards can be given too. This module reads the file; the model runs in ltn_sudoku/logic/answers/visual.py (its reader
+black). An all-black image (every pixel below ltn_sudoku.logic.visual.answer.BLANK_LEVEL) is an empty cell, so open
+boards can be given too. This module reads the file; the model runs in ltn_sudoku/logic/visual/answer.py (its reader
 gives each filled cell its most probable digit; Q1/Q2/Q3 then run on that board exactly as on a typed one, and a
 section adds the learned answer: isCorrect's truth on a closed board, and how sure the reading was).
 """
@@ -23,7 +23,7 @@ from ltn_sudoku.cli import UsageError
 from ltn_sudoku.io import BoardRecord
 
 if TYPE_CHECKING:  # the model's side imports torch: only when a visual checkpoint answers
-    from ltn_sudoku.logic.answers.visual import VisualSection
+    from ltn_sudoku.logic.visual.answer import VisualSection
 
 
 def load_cells(path: Path) -> np.ndarray:
@@ -48,7 +48,7 @@ def load_cells(path: Path) -> np.ndarray:
 def read_visual_board(path: Path, checkpoint: Path, device: str = "cpu") -> tuple[Board, VisualSection]:
     """The board the visual checkpoint reads from the cell images in `path`, and its section of the report;
     UsageError says what is wrong with the file or the checkpoint."""
-    from ltn_sudoku.logic.answers import visual
+    from ltn_sudoku.logic.visual import answer as visual
 
     try:
         return visual.read_visual_board(load_cells(path), checkpoint, device, source=f"the board in {path}")

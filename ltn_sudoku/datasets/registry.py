@@ -463,7 +463,7 @@ SETS: tuple[DataSet, ...] = (
                         size_approx=True),),
         origin="the address of locuslab/SATNet's README (`wget powei.tw/sudoku.zip`): a zip of sudoku/features.pt "
                "(one-hot givens, 10000x9x9x9), labels.pt (one-hot solutions), features_img.pt (MNIST cells) and "
-               "perm.pt, as exps/sudoku.py loads them; kept as the zip, read by ltn_sudoku.logic.evaluation.literature",
+               "perm.pt, as exps/sudoku.py loads them; kept as the zip, read by ltn_sudoku.logic.board.literature",
         verification="none in advance (no hash published; the zip could not be read here): SHA-256 recorded at first "
                      "download (trust on first use); the size is an upper bound from the tensors' shapes "
                      "(features_img.pt as float32), not the zip's own size",

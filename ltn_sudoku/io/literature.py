@@ -5,7 +5,7 @@ fetched set (`ltn-sudoku data fetch literature`) is read as its authors ship it:
   ``sudoku-hard/{train,valid,test}.csv`` of sudoku-hard.zip (or one such CSV unpacked);
 - Sudoku-Extreme (the HRM paper's set): a CSV with the header ``source,question,answer,rating``, ``.`` empty.
 
-SATNet's set is torch tensors, so its reader is in the learned wing (ltn_sudoku.logic.evaluation.literature). Every
+SATNet's set is torch tensors, so its reader is in the learned wing (ltn_sudoku.logic.board.literature). Every
 row's solution is checked against its puzzle (81 digits 1-9 agreeing with every given): a file of another layout is
 one FormatError naming the file and line, never a silent misreading.
 """

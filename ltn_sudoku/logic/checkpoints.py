@@ -27,13 +27,15 @@ import os
 import pickle
 import zipfile
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 import torch
+from torch import nn
 
 from ltn_sudoku.io.writers import atomic_write
-from ltn_sudoku.logic.device import to_numpy
+from ltn_sudoku.logic.device import resolve_device, to_numpy
 from ltn_sudoku.logic.errors import CheckpointError  # defined at the bottom, raised (and imported) here
+from ltn_sudoku.logic.kb.operators import Operators, build_operators
 from ltn_sudoku.paths import CHECKPOINTS_DIR
 
 FORMAT = "ltn-sudoku-checkpoint"
@@ -207,3 +209,34 @@ def load_checkpoint(path: str | os.PathLike[str], size: int | None = None) -> di
         n = payload["size"]
         raise CheckpointError(f"{source}: the checkpoint is a {n}x{n} model, the boards are {size}x{size}")
     return payload
+
+
+class LoadedModel(NamedTuple):
+    """A checkpoint's model (eval mode, on the asked device), its logic's operators and the whole payload."""
+
+    model: Any  # LtnSudoku or VisualLtn, as its kind's builder makes it
+    ops: Operators
+    payload: dict[str, Any]
+
+
+def built_model(path: str | os.PathLike[str], payload: dict[str, Any], build: Callable[[dict[str, Any]], nn.Module],
+                device: str | torch.device = "cpu") -> LoadedModel:
+    """A loaded payload's model, made by its kind's `build` (the model from a payload, weights loaded), with its
+    operators, on `device` in eval mode. CheckpointError when the payload does not fit this code's model."""
+    try:
+        model = build(payload)
+        ops = build_operators(payload["config"]["logic"])
+    except (KeyError, TypeError, ValueError, RuntimeError) as e:
+        raise CheckpointError(f"{path}: checkpoint does not match this code's model ({e})".splitlines()[0]) from None
+    return LoadedModel(model.to(resolve_device(device)).eval(), ops, payload)
+
+
+def load_kind(path: str | os.PathLike[str], kind: str, build: Callable[[dict[str, Any]], nn.Module],
+              size: int | None = None, device: str | torch.device = "cpu") -> LoadedModel:
+    """A checkpoint of one model kind, built by that kind's `build` (each kind loads its own: board/model.py,
+    visual/model.py). CheckpointError when the file is missing, damaged, for another size or another kind."""
+    payload = load_checkpoint(path, size)
+    found = model_kind(payload["config"])
+    if found != kind:
+        raise CheckpointError(f"{path}: not a {kind} checkpoint (model.kind is {found!r})")
+    return built_model(path, payload, build, device)

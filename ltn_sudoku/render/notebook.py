@@ -1,7 +1,7 @@
 """Pictures in a notebook: Jupyter displays a Board, a CandidateGrid, a technique Step, a solving path and a Report
 through the renderers of this package (svg.py, report.py), registered as IPython formatters by `register()` (called
 by `import ltn_sudoku` when IPython is loaded). The classes live below the renderer, so they cannot draw themselves;
-the LTN's answer (logic/answers/answer.py), which lives above it, has its own `_repr_html_`.
+the LTN's answer (logic/board/answer.py), which lives above it, has its own `_repr_html_`.
 
     import ltn_sudoku                    # in Jupyter
     board                                # drawn with pencil marks

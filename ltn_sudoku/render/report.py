@@ -163,7 +163,7 @@ def _rows(pairs: Sequence[tuple[str, object]]) -> str:
 def _answers_html(board: Mapping[str, Any], ltn_html: str | None = None) -> str:
     """The Q1 / Q2 / Q3 answers of a classify-board dict as small tables (keys that are absent are left out, so a
     dict of `solve` or of an older classify-board still renders), then the LTN's block (`ltn_html`, written by the
-    LTN's answer object: logic/answers/answer.py)."""
+    LTN's answer object: logic/board/answer.py)."""
     moves = board.get("moves")
     if isinstance(moves, list):
         dead: object = sum(1 for m in moves if m.get("dead_end") is True)

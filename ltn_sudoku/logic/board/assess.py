@@ -29,9 +29,9 @@ from ltn_sudoku.logic.board.metrics import (
     expected_calibration_error,
     precision_recall_f1,
 )
+from ltn_sudoku.logic.board.model import LtnSudoku
 from ltn_sudoku.logic.device import device_of, synchronize, to_list, to_numpy
 from ltn_sudoku.logic.groundings.grounding import one_hot_givens
-from ltn_sudoku.logic.groundings.model import LtnSudoku
 from ltn_sudoku.logic.kb.operators import Operators
 
 Metrics = dict[str, float]

@@ -34,9 +34,9 @@ from ltn_sudoku.io import FormatError, iter_records
 from ltn_sudoku.io.kaggle import KaggleReader
 from ltn_sudoku.io.split import DEFAULT_FRACTIONS, SPLITS, splits_of
 from ltn_sudoku.logic.board.labels import resolve_techniques, technique_labels
+from ltn_sudoku.logic.board.model import ModelConfig
 from ltn_sudoku.logic.device import to_list, to_numpy
 from ltn_sudoku.logic.errors import DataError  # defined at the bottom, raised (and imported) here
-from ltn_sudoku.logic.groundings.model import ModelConfig
 from ltn_sudoku.questions.engine import Engine
 from ltn_sudoku.techniques.base import Technique
 

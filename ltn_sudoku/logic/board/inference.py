@@ -13,8 +13,9 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from ltn_sudoku.logic.board.model import LtnSudoku
 from ltn_sudoku.logic.groundings.grounding import Grounding, one_hot_givens
-from ltn_sudoku.logic.groundings.model import LtnSudoku, violation_scale
+from ltn_sudoku.logic.groundings.layers import violation_scale
 from ltn_sudoku.logic.kb.axioms import CONSTRAINT_AXIOMS, CRISP, board_satisfaction, no_solution, rule_axioms
 from ltn_sudoku.logic.kb.operators import Operators
 

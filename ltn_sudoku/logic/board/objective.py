@@ -18,8 +18,8 @@ import torch
 
 from ltn_sudoku.logic.board.data import SOLVABLE, BoardSet
 from ltn_sudoku.logic.board.inference import solution_features
+from ltn_sudoku.logic.board.model import LtnSudoku
 from ltn_sudoku.logic.groundings.grounding import one_hot_givens
-from ltn_sudoku.logic.groundings.model import LtnSudoku
 from ltn_sudoku.logic.kb.aggregate import BatchResult, Gather, Groundings, close_and_aggregate, local
 from ltn_sudoku.logic.kb.axioms import DEFINITIONS, rule_axioms, supervised_axiom
 from ltn_sudoku.logic.kb.operators import Operators

@@ -12,8 +12,8 @@ from omegaconf.errors import OmegaConfBaseException
 
 from ltn_sudoku.generate import GenerationError, generate
 from ltn_sudoku.logic.board.labels import resolve_techniques
+from ltn_sudoku.logic.board.model import ModelConfig
 from ltn_sudoku.logic.errors import first_line
-from ltn_sudoku.logic.groundings.model import ModelConfig
 from ltn_sudoku.logic.kb.operators import build_operators
 
 

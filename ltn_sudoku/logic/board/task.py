@@ -15,11 +15,11 @@ from omegaconf import DictConfig
 from ltn_sudoku.logic.board import assess, data
 from ltn_sudoku.logic.board.data import Splits, build_splits
 from ltn_sudoku.logic.board.inference import reach
+from ltn_sudoku.logic.board.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.board.objective import objective
 from ltn_sudoku.logic.config.vocabulary import BOARD_MONITORS
 from ltn_sudoku.logic.device import to_numpy
 from ltn_sudoku.logic.errors import ConfigError
-from ltn_sudoku.logic.groundings.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.kb.aggregate import Gather
 from ltn_sudoku.logic.kb.operators import Operators, build_operators
 from ltn_sudoku.logic.training.task import PICTURE_BOARDS, EpochBatches, Outcome, Step, Writer

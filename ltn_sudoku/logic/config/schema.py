@@ -115,7 +115,7 @@ class LogicConfig:
 # ---- models (conf/model) --------------------------------------------------------------------------------------------
 @dataclass
 class LtnModelConfig:
-    """A board model (ltn_sudoku/logic/groundings/model.py): hasValue, hasSolution and recommendsHeuristic. Its
+    """A board model (ltn_sudoku/logic/board/model.py): hasValue, hasSolution and recommendsHeuristic. Its
     grounding's own fields come with the grounding's schema below (one per `model.hasvalue` grounding)."""
 
     name: str = MISSING

@@ -1,8 +1,14 @@
-"""Small building blocks shared by the learned predicates."""
+"""Small building blocks shared by the learned predicates of both model kinds."""
 
 from __future__ import annotations
 
+import torch
 from torch import nn
+
+
+def violation_scale(truth: torch.Tensor) -> torch.Tensor:
+    """-log10(1 - truth) / 6 in [0, 1]: tells 0.9999 from 0.99 apart, which raw truths near 1 do not."""
+    return -torch.log10((1 - truth).clamp(min=1e-6)) / 6
 
 
 def mlp(inputs: int, hidden: int, layers: int, outputs: int) -> nn.Sequential:

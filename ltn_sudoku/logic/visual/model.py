@@ -3,13 +3,14 @@
 satisfaction(b) = SatAgg of the rule axioms (ltn_sudoku.logic.kb.axioms.rule_axioms, unchanged, through the `logic`
 config's operators) on the soft assignment hasValue(c, v | b) of board b. isCorrect(b) is that satisfaction with a
 calibrated threshold: σ(scale · (violation(b) − offset)), where violation(b) = −log10(1 − satisfaction(b)) / 6 tells
-0.9999 from 0.99 apart (ltn_sudoku.logic.groundings.model.violation_scale). The two calibration numbers are the only parameters
+0.9999 from 0.99 apart (ltn_sudoku.logic.board.model.violation_scale). The two calibration numbers are the only parameters
 beside the reader's; they are learned with it from the labelled axioms ∀b:valid(b) isCorrect(b),
 ∀b:¬valid(b) ¬isCorrect(b). A board of digits is read off as the most probable digit of every cell.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,11 +18,12 @@ from typing import Any
 import torch
 from torch import nn
 
+from ltn_sudoku.logic.checkpoints import LoadedModel, load_kind
 from ltn_sudoku.logic.config.vocabulary import VISUAL_AXIOMS  # the rule axioms but givens
 from ltn_sudoku.logic.groundings.grounding import Grounding
 from ltn_sudoku.logic.groundings.hasvalue import ReaderConfig, build_has_value, grounding_config
 from ltn_sudoku.logic.groundings.hasvalue.reader import DigitReader
-from ltn_sudoku.logic.groundings.model import violation_scale
+from ltn_sudoku.logic.groundings.layers import violation_scale
 from ltn_sudoku.logic.kb.axioms import board_satisfaction, rule_axioms
 from ltn_sudoku.logic.kb.operators import Operators
 
@@ -90,3 +92,20 @@ class VisualLtn(nn.Module):
         return torch.cat([self.has_value(images[i:i + batch]).argmax(-1) + 1
                           for i in range(0, len(images), batch)]) \
             if len(images) else torch.zeros(0, self.n ** 2, dtype=torch.long, device=self.names.device)
+
+
+def build_visual_model(payload: dict[str, Any]) -> VisualLtn:
+    """A visual model from a checkpoint's payload: its weights and, when best.pt holds them, its digits' names (the
+    visual row of logic/kinds.py: KINDS)."""
+    model = VisualLtn(VisualConfig.from_cfg(payload["config"]["model"]))
+    model.load_state_dict(payload["state_dict"])
+    if "digit_names" in payload["extra"]:
+        model.names.copy_(torch.as_tensor(payload["extra"]["digit_names"]))  # host: copied into the buffer
+    return model
+
+
+def load_visual_model(path: str | os.PathLike[str], size: int | None = None,
+                      device: str | torch.device = "cpu") -> LoadedModel:
+    """A visual checkpoint's model (eval mode, on `device`), its operators and payload. CheckpointError when the
+    file is missing, damaged, for another size, a board model's, or made for other code."""
+    return load_kind(path, "visual", build_visual_model, size, device)

@@ -1,7 +1,7 @@
 """The LTN's answer on one board as a typed object: `LtnAnswer`, the one thing every writer reads.
 
 classify-board's text (`describe`), JSON and CSV (`as_dict`, the `ltn` key), the HTML report (`html`, `picture`) and a
-notebook (`_repr_html_`) all read the same object, built by logic/answers/predict.py. Plain data (boards, numpy, floats)
+notebook (`_repr_html_`) all read the same object, built by logic/board/predict.py. Plain data (boards, numpy, floats)
 and no torch, so that a writer can hold and draw it without the learned package's heavy imports.
 """
 

@@ -1,15 +1,18 @@
-"""The learned predicates bundled per board size: hasValue (ltn_sudoku.logic.groundings.hasvalue, one grounding per module),
-hasSolution and recommendsHeuristic, with the fixed groundings and the calibrated thresholds.
+"""The board model (model kind `board`): the learned predicates bundled per board size, hasValue
+(ltn_sudoku.logic.groundings.hasvalue, one grounding per module), hasSolution and recommendsHeuristic, with the fixed
+groundings and the calibrated thresholds; and its checkpoints' loader (`load_board_model`).
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence, cast
 
 import torch
 from torch import nn
 
+from ltn_sudoku.logic.checkpoints import LoadedModel, load_kind
 from ltn_sudoku.logic.config.vocabulary import SOLUTION_INPUTS
 from ltn_sudoku.logic.groundings.grounding import Grounding
 from ltn_sudoku.logic.groundings.hasvalue import (
@@ -24,11 +27,6 @@ from ltn_sudoku.logic.retired import refuse_retired
 
 # ---- hasSolution -----------------------------------------------------------------------------------------------------
 # What hasSolution reads: SOLUTION_INPUTS (ltn_sudoku/logic/config/vocabulary.py; inference.solution_features)
-
-
-def violation_scale(truth: torch.Tensor) -> torch.Tensor:
-    """-log10(1 - truth) / 6 in [0, 1]: tells 0.9999 from 0.99 apart, which raw truths near 1 do not."""
-    return -torch.log10((1 - truth).clamp(min=1e-6)) / 6
 
 
 class HasSolutionNet(nn.Module):
@@ -269,3 +267,17 @@ def describe_inputs(config: ModelConfig) -> dict[str, str]:
             "isCorrect": "the constraint axioms on the closed board's own digits (no learned part on symbolic input)",
             "recommendsHeuristic": "crisp basic-rule candidate facts per pattern instance (counts of candidates and "
                                    "places), computed symbolically from the givens; the formulas over them are learned"}
+
+
+def build_board_model(payload: dict[str, Any]) -> LtnSudoku:
+    """A board model from a checkpoint's payload, its weights loaded (the board row of logic/kinds.py: KINDS)."""
+    model = LtnSudoku(ModelConfig.from_cfg(payload["config"]["model"]))
+    model.load_weights(payload["state_dict"])
+    return model
+
+
+def load_board_model(path: str | os.PathLike[str], size: int | None = None,
+                     device: str | torch.device = "cpu") -> LoadedModel:
+    """A board checkpoint's model (eval mode, on `device`), its operators and payload. CheckpointError when the file
+    is missing, damaged, for another size, a visual model's, or made for other code."""
+    return load_kind(path, "board", build_board_model, size, device)

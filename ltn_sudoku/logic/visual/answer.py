@@ -1,5 +1,5 @@
 """A visual model's answers on one board of handwritten digits (classify-board's `visual` section), beside the board
-model's answers (ltn_sudoku/logic/answers/predict.py).
+model's answers (ltn_sudoku/logic/board/predict.py).
 
 `read_visual_board(images, checkpoint)` runs the checkpoint's reader (hasValue) on the cell images: each filled cell
 gets its most probable digit in the checkpoint's digit names; a closed board also gets isCorrect's truth and the MAP
@@ -22,8 +22,8 @@ import torch
 from ltn_sudoku.board import Board
 from ltn_sudoku.logic.checkpoints import CheckpointError
 from ltn_sudoku.logic.device import device_of, to_list, to_numpy
-from ltn_sudoku.logic.kinds import load_model
 from ltn_sudoku.logic.visual.decode import decode
+from ltn_sudoku.logic.visual.model import load_visual_model
 
 BLANK_LEVEL = 32  # an image whose brightest pixel is darker than this is an empty cell
 
@@ -74,7 +74,7 @@ def read_visual_board(images: np.ndarray, checkpoint: Path, device: str = "cpu",
     `source` names the images in it."""
     n = round(len(images) ** 0.5)
     try:
-        model, ops, payload = load_model(checkpoint, device=device, kind="visual")
+        model, ops, payload = load_visual_model(checkpoint, device=device)
     except CheckpointError as e:
         raise VisualAnswerError(str(e)) from None
     if model.n != n:

@@ -5,7 +5,7 @@ the LTN section of every board of a chunk, computed with the boards as the batch
 flag maps to `dead_ends=True` (one hasValue run per move: about 140x the cost, so off by default; the answer says so).
 
     predictor = LtnPredictor.for_size(board.n)        # the shipped checkpoint, or None for sizes without a model
-    answers = predictor.answers(boards)               # one LtnAnswer per board (logic/answers/answer.py)
+    answers = predictor.answers(boards)               # one LtnAnswer per board (logic/board/answer.py)
     values = predictor.answer_batch(boards)           # their JSON values (LtnAnswer.ltn_dict())
 
 An answer holds isCorrect (closed boards; null for open ones) or hasSolution (open boards; null for closed ones) as
@@ -16,7 +16,7 @@ were computed, recommendsHeuristic per technique; and the checkpoint that answer
 threads (default 1: on classify's small batches more threads spend more CPU time than they save).
 
 `complete=k` > 0 (classify-board --ltn-complete k) adds `complete_solver` to each open board's answer: the complete
-solver of ltn_sudoku/branching steered by this model's hasValue (logic/answers/model_order.py), run to k solutions or a proof
+solver of ltn_sudoku/branching steered by this model's hasValue (logic/board/model_order.py), run to k solutions or a proof
 of none; its verdict is exact (the KB's crisp rules and branching decide it, the model only orders the digits), and
 what the order cost is reported beside it: nodes, wrong guesses, model calls, CPU seconds. Without the option the key
 is absent, so the default answer is unchanged.
@@ -33,9 +33,7 @@ import torch
 
 from ltn_sudoku.board import Board, geometry
 from ltn_sudoku.branching.solver import solve as solve_complete
-from ltn_sudoku.logic.answers.answer import LtnAnswer, LtnMove, Truth
-from ltn_sudoku.logic.answers.model_order import ModelOrder
-from ltn_sudoku.logic.answers.search import guided_search
+from ltn_sudoku.logic.board.answer import LtnAnswer, LtnMove, Truth
 from ltn_sudoku.logic.board.inference import (
     candidate_moves,
     dead_end_probabilities,
@@ -44,12 +42,13 @@ from ltn_sudoku.logic.board.inference import (
     is_valid_assignment,
     reach,
 )
+from ltn_sudoku.logic.board.model import LtnSudoku, load_board_model
+from ltn_sudoku.logic.board.model_order import ModelOrder
+from ltn_sudoku.logic.board.search import guided_search
 from ltn_sudoku.logic.checkpoints import shipped_checkpoint
 from ltn_sudoku.logic.device import device_of, to_list, to_numpy
 from ltn_sudoku.logic.groundings.grounding import encode_boards, one_hot_givens
-from ltn_sudoku.logic.groundings.model import LtnSudoku
 from ltn_sudoku.logic.kb.operators import Operators
-from ltn_sudoku.logic.kinds import load_model
 from ltn_sudoku.paths import CHECKPOINTS_DIR
 
 BATCH_BOARDS = 64  # boards per model pass in LtnAnswers.sections: bounded memory, full batches
@@ -84,7 +83,7 @@ class LtnPredictor:
     def load(cls, path: str | os.PathLike[str], size: int | None = None, device: str = "cpu") -> LtnPredictor:
         """A checkpoint file, answering on `device` (cpu | cuda | auto); CheckpointError when it is missing,
         corrupted or for another size than `size`."""
-        model, ops, _ = load_model(path, size, device, kind="board")
+        model, ops, _ = load_board_model(path, size, device)
         return cls(model, ops, Path(path))
 
     @classmethod
@@ -136,7 +135,7 @@ class LtnPredictor:
                 search_budget: int = 0, complete: int = 0) -> list[LtnAnswer]:
         """The LTN's answers on boards of this predictor's size, computed as one batch; `dead_ends`: also every
         move's dead-end probability (one batch of moves per board); `search_budget` > 0: also the LTN-guided search's
-        verdict on each open board (logic/answers/search.py), reported beside hasSolution, never mixed into it;
+        verdict on each open board (logic/board/search.py), reported beside hasSolution, never mixed into it;
         `complete` > 0: also the complete solver's answer up to that many solutions (`complete_solver`, one board at
         a time). A board of another size is a ValueError."""
         if not boards:

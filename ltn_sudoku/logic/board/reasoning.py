@@ -18,9 +18,9 @@ import torch
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.logic.board.inference import decoded
+from ltn_sudoku.logic.board.model import LtnSudoku
 from ltn_sudoku.logic.device import device_of, to_numpy
 from ltn_sudoku.logic.groundings.grounding import one_hot_givens
-from ltn_sudoku.logic.groundings.model import LtnSudoku
 from ltn_sudoku.questions.tiers import LOGIC_TIERS, TIER_NAMES, run_tiers, singles_loop_batch
 
 CHUNK = 128

@@ -21,19 +21,17 @@ from torch.utils.tensorboard import SummaryWriter
 from ltn_sudoku.board import Board
 from ltn_sudoku.exact import count_solutions_batch
 from ltn_sudoku.io import atomic_write_text, read_boards, strict_json
-from ltn_sudoku.logic.answers.search import search_metrics
-from ltn_sudoku.logic.board import assess, data
+from ltn_sudoku.logic.board import assess, data, reasoning
 from ltn_sudoku.logic.board.data import build_splits
 from ltn_sudoku.logic.board.labels import resolve_techniques
+from ltn_sudoku.logic.board.literature import LITERATURE_FILES, public_file, read_public
 from ltn_sudoku.logic.board.metrics import accuracy, balanced_accuracy, reliability
+from ltn_sudoku.logic.board.model import ModelConfig, describe_inputs, load_board_model
+from ltn_sudoku.logic.board.search import search_metrics
 from ltn_sudoku.logic.checkpoints import shipped_checkpoint
 from ltn_sudoku.logic.device import device_of, to_list, to_numpy
-from ltn_sudoku.logic.evaluation import reasoning
-from ltn_sudoku.logic.evaluation.literature import LITERATURE_FILES, public_file, read_public
 from ltn_sudoku.logic.groundings.grounding import one_hot_givens
-from ltn_sudoku.logic.groundings.model import ModelConfig, describe_inputs
 from ltn_sudoku.logic.kb.axioms import no_solution
-from ltn_sudoku.logic.kinds import load_model
 from ltn_sudoku.logic.training.runtime import configure_torch, evaluation_folder, run_directory
 from ltn_sudoku.paths import DataNotFound, data_file
 from ltn_sudoku.questions.tiers import singles_loop_outcome
@@ -214,7 +212,7 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
     run_dir = evaluation_folder(run_directory(cfg))  # never over a training's metrics.json (issue 49)
     size = int(cfg.model.size)
     path = Path(str(cfg.checkpoint)) if cfg.checkpoint else shipped_checkpoint(size)
-    model, ops, payload = load_model(path, size, cfg.device_resolved, kind="board")
+    model, ops, payload = load_board_model(path, size, cfg.device_resolved)
     if cfg.evaluate.get("eval_steps"):
         model.config = replace(model.config, eval_steps=int(cfg.evaluate.eval_steps))
     n, e, seed = model.n, cfg.evaluate, int(cfg.evaluate.seed)

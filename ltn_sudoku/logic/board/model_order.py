@@ -1,5 +1,5 @@
 """A checkpoint's hasValue as the value order of the complete solver (ltn_sudoku/branching): the one learned order,
-kept on the learned side so that branching stays symbolic (no torch) and logic/answers/predict.py may call it.
+kept on the learned side so that branching stays symbolic (no torch) and logic/board/predict.py may call it.
 
     order = ModelOrder.load("checkpoints/9x9.pt")
     probabilities = order.probabilities(states)    # (B, N) digits, 0 = open  ->  (B, N, n) hasValue
@@ -34,10 +34,9 @@ import torch
 from ltn_sudoku.board import Board
 from ltn_sudoku.branching.orders import ValueOrder
 from ltn_sudoku.branching.propagate import OPEN, Crisp, propagate
+from ltn_sudoku.logic.board.model import LtnSudoku, describe_inputs, load_board_model
 from ltn_sudoku.logic.device import device_of, to_numpy
 from ltn_sudoku.logic.groundings.grounding import one_hot_givens
-from ltn_sudoku.logic.groundings.model import LtnSudoku, describe_inputs
-from ltn_sudoku.logic.kinds import load_model
 
 
 def default_name(path: Path) -> str:
@@ -70,7 +69,7 @@ class ModelOrder:
     @classmethod
     def load(cls, path: str | os.PathLike[str], name: str | None = None) -> ModelOrder:
         """A checkpoint file (CheckpointError, a ValueError, when it is missing, damaged or unsafe)."""
-        model, _, payload = load_model(path, kind="board")
+        model, _, payload = load_board_model(path)
         extra = payload.get("extra", {})
         seen = extra.get("boards_seen", extra.get("metrics", {}).get("train/boards_seen"))
         return cls(model, name or default_name(Path(path)), Path(path), None if seen is None else int(seen))

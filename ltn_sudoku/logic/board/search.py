@@ -32,9 +32,9 @@ import torch
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.logic.board.inference import is_valid_assignment
+from ltn_sudoku.logic.board.model import LtnSudoku
 from ltn_sudoku.logic.device import device_of, to_list
 from ltn_sudoku.logic.groundings.grounding import one_hot_givens
-from ltn_sudoku.logic.groundings.model import LtnSudoku
 from ltn_sudoku.logic.kb.axioms import CONSTRAINT_AXIOMS, CRISP, board_satisfaction, no_solution, rule_axioms
 
 VERDICTS: tuple[str, ...] = ("solved", "refuted", "exhausted")

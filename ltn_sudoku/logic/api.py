@@ -10,9 +10,9 @@
     m.solve(board, limit=2)                            # the complete solver in hasValue's order (exact verdict)
     ltn_sudoku.classify(m.board(board), model=m).as_dict()["ltn"]   # the LTN section beside the engine's answers
 
-Everything is answered by what classify-board runs (logic/answers/predict.py's LtnPredictor, the complete solver's
+Everything is answered by what classify-board runs (logic/board/predict.py's LtnPredictor, the complete solver's
 ModelOrder): this module only names the models, checks that a board fits, and hands back typed answers
-(logic/answers/answer.py). A visual model (`"visual_9x9"`) reads cell images instead of boards: `has_value(images)`,
+(logic/board/answer.py). A visual model (`"visual_9x9"`) reads cell images instead of boards: `has_value(images)`,
 `is_correct(images)`, `read(images)`. A board of another size, or a question the model's kind does not answer, is one
 `ModelMismatchError` that says which model fits.
 """
@@ -30,12 +30,12 @@ from ltn_sudoku.board import Board
 from ltn_sudoku.branching.solver import SolveResult
 from ltn_sudoku.branching.solver import solve as solve_complete
 from ltn_sudoku.io.readers import parse_board_text
-from ltn_sudoku.logic.answers.answer import LtnAnswer, LtnMove, Truth
-from ltn_sudoku.logic.answers.predict import LtnPredictor
-from ltn_sudoku.logic.answers.visual import read_visual_board
+from ltn_sudoku.logic.board.answer import LtnAnswer, LtnMove, Truth
+from ltn_sudoku.logic.board.predict import LtnPredictor
 from ltn_sudoku.logic.checkpoints import CheckpointError, model_kind
 from ltn_sudoku.logic.device import device_of, to_list, to_numpy
 from ltn_sudoku.logic.kinds import load_model as load_checkpoint_model
+from ltn_sudoku.logic.visual.answer import read_visual_board
 from ltn_sudoku.paths import CHECKPOINTS_DIR
 
 if TYPE_CHECKING:
