@@ -32,6 +32,7 @@ from ltn_sudoku.logic.config.vocabulary import LR_SCHEDULES  # train.lr_schedule
 from ltn_sudoku.logic.device import synchronize, to_list
 from ltn_sudoku.logic.training import distributed
 from ltn_sudoku.logic.training.runtime import (
+    ResumeState,
     check_resume,
     config_changes,
     configure_torch,
@@ -39,7 +40,7 @@ from ltn_sudoku.logic.training.runtime import (
     run_directory,
     run_folder,
 )
-from ltn_sudoku.logic.training.task import ModelKind, Outcome, TrainingTask
+from ltn_sudoku.logic.training.task import ModelKind, Outcome
 
 LOG = logging.getLogger(__name__)
 
@@ -82,24 +83,6 @@ def lr_scheduler(optimizer: torch.optim.Optimizer, cfg: DictConfig, batches_per_
     return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda i: 0.5 * (1 + math.cos(math.pi * min(i, total) / total)))
 
 
-def _best_of(extra: dict[str, Any], monitor: str, sign: float) -> tuple[float, dict[str, float]]:
-    """A last.pt's best so far: (signed monitored value, the best epoch's figures). A visual last.pt written before
-    the loop was shared holds the best epoch's figures as `best`."""
-    if isinstance(extra["best"], dict):
-        figures = dict(extra["best"])
-        return sign * float(figures[monitor]), figures
-    return float(extra["best"]), dict(extra.get("best_metrics", {}))
-
-
-def _best_epoch(extra: dict[str, Any]) -> int | None:
-    """The 0-based best epoch a last.pt names (`best_epoch`; a last.pt written before it was recorded: its best
-    figures' `train/epoch`), or None where it names none."""
-    if "best_epoch" in extra:
-        return int(extra["best_epoch"])
-    figures = extra["best"] if isinstance(extra.get("best"), dict) else extra.get("best_metrics", {})
-    return int(figures["train/epoch"]) - 1 if "train/epoch" in figures else None
-
-
 def _held_epoch(path: Path, size: int) -> int | None:
     """The epoch a best.pt holds, or None where it is missing or unreadable."""
     try:
@@ -108,26 +91,24 @@ def _held_epoch(path: Path, size: int) -> int | None:
         return None
 
 
-def _best_extra(task: TrainingTask, extra: dict[str, Any], epoch: int, metrics: dict[str, float],
+def _best_extra(checkpoint_extra: Mapping[str, Any], epoch: int, metrics: dict[str, float],
                 lineage: list[dict[str, Any]]) -> dict[str, Any]:
-    """What best.pt holds beyond the weights: the task's extras (taken from `extra`, the same epoch's last.pt or
-    the live task), the epoch, its figures and the warm-start lineage."""
-    return {**{k: extra[k] for k in task.checkpoint_extra() if k in extra}, "epoch": epoch, "metrics": metrics,
-            "lineage": lineage}
+    """What best.pt holds beyond the weights: the task's extras (the same epoch's last.pt's, or the live task's), the
+    epoch, its figures and the warm-start lineage."""
+    return {**checkpoint_extra, "epoch": epoch, "metrics": metrics, "lineage": lineage}
 
 
-def _carry_best(resume: Path, run_dir: Path, state: dict[str, Any], task: TrainingTask, size: int) -> None:
+def _carry_best(resume: Path, run_dir: Path, state: dict[str, Any], resumed: ResumeState, size: int) -> None:
     """best.pt as the resumed last.pt names it: the best epoch so far, which a later epoch must beat. An epoch
     writes last.pt first (the record the run resumes from) and then best.pt, so a run stopped between the two has a
     last.pt that is itself the best epoch: best.pt is then written again from it. Otherwise the resumed run's
     best.pt is carried into this run's folder."""
-    extra = state["extra"]
     source, target = resume.with_name("best.pt"), run_dir / "best.pt"
-    named, held = _best_epoch(extra), _held_epoch(source, size)
+    named, held = resumed.best_epoch, _held_epoch(source, size)
     if named is not None and held != named:
-        if named == int(extra["epoch"]):
+        if named == resumed.epoch:
             save_checkpoint(target, size, state["config"], state["state_dict"],
-                            _best_extra(task, extra, named, dict(extra["metrics"]), list(extra.get("lineage", []))))
+                            _best_extra(resumed.checkpoint_extra, named, resumed.metrics, resumed.lineage))
             LOG.warning("%s held epoch %s, not the best epoch %d that %s names (a run stopped between the two "
                         "writes): written again from %s", source, "none" if held is None else held + 1, named + 1,
                         resume, resume.name)
@@ -181,7 +162,7 @@ def _resumed(cfg: DictConfig, size: int) -> dict[str, Any] | None:
     if not cfg.train.resume:
         return None
     state = load_checkpoint(cfg.train.resume, size)
-    if "optimizer" not in state["extra"]:
+    if not ResumeState.held_by(state["extra"]):
         raise CheckpointError(f"{cfg.train.resume}: no training state to resume from (a best.pt? resume from "
                               "last.pt)")
     check_resume(cfg, state["config"], str(cfg.train.resume))
@@ -218,24 +199,22 @@ def _train(cfg: DictConfig, kind: ModelKind, data: Any, process: distributed.Pro
         task.load_weights(parent["state_dict"])
         lineage = [parent["config"], *parent["extra"].get("lineage", [])]
     if state is not None:
-        extra = state["extra"]
+        resumed = ResumeState.from_dict(state["extra"], task.monitor, sign, task.checkpoint_extra())
         task.load_weights(state["state_dict"])
-        lineage = list(extra.get("lineage", []))
-        optimizer.load_state_dict(extra["optimizer"])
-        scheduler_state = extra.get("scheduler")
-        start_epoch, stale = int(extra["epoch"]) + 1, int(extra["stale"])
-        best, best_metrics = _best_of(extra, task.monitor, sign)
-        best_epoch = _best_epoch(extra)
-        seen, elapsed = int(extra["boards_seen"]), float(extra["train_seconds"])
-        wall = float(extra.get("train_wall_seconds", 0.0))
+        lineage = resumed.lineage
+        optimizer.load_state_dict(resumed.optimizer)
+        scheduler_state = resumed.scheduler
+        start_epoch, stale = resumed.epoch + 1, resumed.stale
+        best, best_metrics, best_epoch = resumed.best, resumed.best_metrics, resumed.best_epoch
+        seen, elapsed, wall = resumed.boards_seen, resumed.train_seconds, resumed.train_wall_seconds
         if process.is_main:
-            _carry_best(Path(str(cfg.train.resume)), run_dir, state, task, size)
+            _carry_best(Path(str(cfg.train.resume)), run_dir, state, resumed, size)
         if start_epoch >= int(cfg.train.epochs) or stale > patience:
             LOG.warning("%s already finished (epoch %d of train.epochs=%d%s): nothing to train; raise train.epochs "
                         "to go on", cfg.train.resume, start_epoch, int(cfg.train.epochs),
                         ", stopped early" if stale > patience else "")
-            return dict(extra.get("metrics", {}))
-        task.restore(extra, start_epoch)
+            return dict(resumed.metrics)
+        task.restore(resumed.task_state, start_epoch)
     scheduler = lr_scheduler(optimizer, cfg, math.ceil(task.train_size / int(cfg.train.batch_size)))
     if scheduler_state is not None:
         scheduler.load_state_dict(scheduler_state)
@@ -302,14 +281,14 @@ def _train(cfg: DictConfig, kind: ModelKind, data: Any, process: distributed.Pro
         best_epoch = epoch if improved else best_epoch
         if process.is_main:  # last.pt first: a run stopped before best.pt is written has it written again on resume
             live = task.checkpoint_extra()
-            save_checkpoint(run_dir / "last.pt", size, resolved, model.state_dict(), {
-                **live, "epoch": epoch, "best": best, "best_metrics": best_metrics, "best_epoch": best_epoch,
-                "stale": stale, "boards_seen": seen, "train_seconds": elapsed, "train_wall_seconds": wall,
-                "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(), "metrics": metrics,
-                "lineage": lineage, **task.training_state()})
+            last = ResumeState(epoch=epoch, best=best, best_metrics=best_metrics, best_epoch=best_epoch, stale=stale,
+                               boards_seen=seen, train_seconds=elapsed, train_wall_seconds=wall,
+                               optimizer=optimizer.state_dict(), scheduler=scheduler.state_dict(), metrics=metrics,
+                               lineage=lineage, checkpoint_extra=live, task_state=task.training_state())
+            save_checkpoint(run_dir / "last.pt", size, resolved, model.state_dict(), last.to_dict())
             if improved:
                 save_checkpoint(run_dir / "best.pt", size, resolved, model.state_dict(),
-                                _best_extra(task, live, epoch, metrics, lineage))
+                                _best_extra(live, epoch, metrics, lineage))
         LOG.info("epoch %d/%d: %s, %.0f boards/CPU s%s", epoch + 1, int(cfg.train.epochs), task.describe(metrics),
                  metrics["train/boards_per_cpu_second"], " (best)" if improved else "")
         if distributed.from_main(stale > patience, process):

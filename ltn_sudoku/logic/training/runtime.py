@@ -15,8 +15,9 @@ import os
 import random
 import secrets
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,71 @@ RUN_ID = secrets.token_hex(3)  # this process's runs: the default folder names' 
 # use_cache: a multirun's jobs (and a launcher's copies of the config) resolve the sweep folder to the same name
 OmegaConf.register_new_resolver("run_id", lambda: RUN_ID, use_cache=True, replace=True)
 OmegaConf.register_new_resolver("sweep_job", sweep_job_name, replace=True)  # a sweep job's short folder name
+
+
+# The loop's own keys of a last.pt's `extra` (ResumeState); the task's extras and training state sit beside them.
+LOOP_STATE_KEYS: tuple[str, ...] = ("epoch", "best", "best_metrics", "best_epoch", "stale", "boards_seen",
+                                    "train_seconds", "train_wall_seconds", "optimizer", "scheduler", "metrics",
+                                    "lineage")
+
+
+@dataclass
+class ResumeState:
+    """What last.pt holds for a run to go on (its `extra`), as one typed object: written by `to_dict` at the end of
+    every epoch, read back by `from_dict` alone, which also reads the older shapes that shipped and stopped runs hold
+    (a visual last.pt written before the loop was shared: the best epoch's figures as `best`, no scheduler, wall
+    seconds or lineage; a last.pt without `best_epoch`: the best figures' `train/epoch`)."""
+
+    epoch: int  # the 0-based epoch this last.pt ends; a resume goes on from the next
+    best: float  # the best epoch's monitored value, signed so that higher is better (val/loss negated)
+    best_metrics: dict[str, float]  # the best epoch's validation figures
+    best_epoch: int | None  # the 0-based best epoch (None: the file names none)
+    stale: int  # epochs since the best one (early stopping)
+    boards_seen: int
+    train_seconds: float  # CPU seconds of training steps so far
+    train_wall_seconds: float
+    optimizer: dict[str, Any]
+    scheduler: dict[str, Any] | None
+    metrics: dict[str, float]  # this epoch's validation figures
+    lineage: list[dict[str, Any]]  # the configs of the warm-start parents (evaluation holds their boards out too)
+    checkpoint_extra: dict[str, Any] = field(default_factory=dict)  # the task's extras, which best.pt holds too
+    task_state: dict[str, Any] = field(default_factory=dict)  # the task's own training state (training_state)
+
+    @staticmethod
+    def held_by(extra: Mapping[str, Any]) -> bool:
+        """Whether a checkpoint's `extra` holds a training state to go on from (a last.pt; a best.pt does not)."""
+        return "optimizer" in extra
+
+    def to_dict(self) -> dict[str, Any]:
+        """last.pt's `extra`: the task's extras, the loop's keys, the task's training state."""
+        return {**self.checkpoint_extra, "epoch": self.epoch, "best": self.best, "best_metrics": self.best_metrics,
+                "best_epoch": self.best_epoch, "stale": self.stale, "boards_seen": self.boards_seen,
+                "train_seconds": self.train_seconds, "train_wall_seconds": self.train_wall_seconds,
+                "optimizer": self.optimizer, "scheduler": self.scheduler, "metrics": self.metrics,
+                "lineage": self.lineage, **self.task_state}
+
+    @classmethod
+    def from_dict(cls, extra: Mapping[str, Any], monitor: str, sign: float,
+                  checkpoint_keys: Iterable[str] = ()) -> ResumeState:
+        """A last.pt's `extra` read back, of any shape it was written in: `monitor` and `sign` read a best that is
+        the best epoch's figures; `checkpoint_keys`, the task's extras, tell them from its training state."""
+        if isinstance(extra["best"], dict):  # a visual last.pt from before the loop was shared
+            best_metrics = dict(extra["best"])
+            best = sign * float(best_metrics[monitor])
+        else:
+            best, best_metrics = float(extra["best"]), dict(extra.get("best_metrics", {}))
+        if "best_epoch" in extra:
+            best_epoch: int | None = None if extra["best_epoch"] is None else int(extra["best_epoch"])
+        else:
+            best_epoch = int(best_metrics["train/epoch"]) - 1 if "train/epoch" in best_metrics else None
+        keys = [k for k in checkpoint_keys if k in extra]
+        return cls(epoch=int(extra["epoch"]), best=best, best_metrics=best_metrics, best_epoch=best_epoch,
+                   stale=int(extra["stale"]), boards_seen=int(extra["boards_seen"]),
+                   train_seconds=float(extra["train_seconds"]),
+                   train_wall_seconds=float(extra.get("train_wall_seconds", 0.0)), optimizer=extra["optimizer"],
+                   scheduler=extra.get("scheduler"), metrics=dict(extra.get("metrics", {})),
+                   lineage=list(extra.get("lineage", [])), checkpoint_extra={k: extra[k] for k in keys},
+                   task_state={k: v for k, v in extra.items() if k not in LOOP_STATE_KEYS and k not in keys})
 
 
 def configure_torch(cfg: DictConfig) -> None:

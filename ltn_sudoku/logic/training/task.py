@@ -99,7 +99,8 @@ class TrainingTask(Protocol):
         """What last.pt holds beyond the loop's state for a run to go on (e.g. a generator's state)."""
 
     def restore(self, extra: Mapping[str, Any], start_epoch: int) -> None:
-        """Take a last.pt's state back (`training_state`'s keys) before epoch `start_epoch`."""
+        """Take a last.pt's state back (what `training_state` wrote: ResumeState.task_state, training/runtime.py)
+        before epoch `start_epoch`."""
 
     def load_weights(self, state_dict: Mapping[str, torch.Tensor]) -> None:
         """A checkpoint's weights into the model."""
