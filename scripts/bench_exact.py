@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import resource
 import signal
@@ -29,15 +30,22 @@ import tempfile
 import time
 from dataclasses import dataclass
 from itertools import combinations
+from pathlib import Path
 from types import FrameType
 from typing import Callable, Iterator, Sequence, TextIO
 
 import numpy as np
 
-from ltn_sudoku.board import Board, geometry
-from ltn_sudoku.exact import count_solutions, count_solutions_batch
-from ltn_sudoku.io import parse_board_text, read_boards
-from ltn_sudoku.paths import data_file
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # scripts/ as a package: its helpers below
+
+from ltn_sudoku.board import Board, geometry  # noqa: E402
+from ltn_sudoku.exact import count_solutions, count_solutions_batch  # noqa: E402
+from ltn_sudoku.io import parse_board_text, read_boards  # noqa: E402
+from ltn_sudoku.paths import data_file  # noqa: E402
+from scripts._machine import cpu_name, peak_rss_mb  # noqa: E402
+from scripts.build_peers import LIBRARIES, MANIFEST, default_cache, read_manifest  # noqa: E402
 
 NINE_FILES: tuple[str, ...] = ("9x9/17clue_49158.txt", "9x9/top1465.txt", "9x9/forum_hardest_1106.txt")
 TDOKU_RATES: dict[str, float] = {  # tdoku (C++, SIMD), same kind of machine: docs/data.md (reference figures)
@@ -191,10 +199,12 @@ class Run:
         return self.puzzles / self.cpu if self.cpu > 0 else float("inf")
 
 
-def run_kernel(puzzles: np.ndarray) -> Run:
+def run_kernel(puzzles: np.ndarray, passes: int = 1) -> Run:
+    """`passes` times over the puzzles in one timing (small sets are timed over enough CPU time to be steady)."""
     start = time.process_time()
-    counts = count_solutions_batch(puzzles, 2)
-    return Run("kernel", len(puzzles), time.process_time() - start, counts.tolist())
+    for _ in range(passes):
+        counts = count_solutions_batch(puzzles, 2)
+    return Run("kernel", passes * len(puzzles), time.process_time() - start, counts.tolist())
 
 
 def run_sat(puzzles: np.ndarray) -> Run:
@@ -206,13 +216,15 @@ def run_sat(puzzles: np.ndarray) -> Run:
 
 
 class Tdoku:
-    """tdoku (t-dillon/tdoku: C++ with SIMD, the fastest published 9x9 solver) from a shared library the user built
-    (`cmake .. && make tdoku_shared` gives build/libtdoku_shared.so); nothing of it is shipped here.
+    """tdoku (t-dillon/tdoku: C++ with SIMD, the fastest published 9x9 solver) from a shared library built outside
+    this repository (scripts/build_peers.py, or by hand: `cmake .. && make tdoku_shared` gives libtdoku_shared.so).
 
     Its TdokuSolverDpllTriadSimd counts to 2 like our batch, called from a numba loop through ctypes, so no Python
     runs per puzzle and both sides are timed the same way (CPU time of the whole batch). The loop is compiled in
     memory (not cached: it holds the library's address).
     """
+
+    name = "tdoku"
 
     def __init__(self, path: str) -> None:
         import ctypes
@@ -229,8 +241,16 @@ class Tdoku:
             for i in range(text.shape[0]):
                 counts[i] = solve(text[i].ctypes.data, 2, 0, solution.ctypes.data, guesses.ctypes.data)
 
+        def first_rows(text: np.ndarray, out: np.ndarray) -> None:  # tdoku writes a solution only with limit 1
+            guesses = np.zeros(1, np.uintp)
+            for i in range(text.shape[0]):
+                if solve(text[i].ctypes.data, 1, 0, out[i].ctypes.data, guesses.ctypes.data) == 0:
+                    out[i, :] = 0
+
         self._count_rows = njit(count_rows)
+        self._first_rows = njit(first_rows)
         self.count(np.zeros((1, 81), np.int32))  # compiled outside the timing
+        self.first_solutions(np.zeros((1, 81), np.int32))
 
     @staticmethod
     def text(puzzles: np.ndarray) -> np.ndarray:
@@ -239,19 +259,148 @@ class Tdoku:
         out[:, :81] = np.where(puzzles > 0, puzzles + ord("0"), ord("."))
         return out
 
+    prepare = text  # the input built outside the timing, as our batch's int32 array is
+
     def count(self, puzzles: np.ndarray) -> np.ndarray:
         """min(#solutions, 2) per row of (m, 81) puzzles."""
         counts = np.zeros(puzzles.shape[0], np.int64)
         self._count_rows(self.text(puzzles), counts)
         return counts
 
+    def first_solutions(self, puzzles: np.ndarray) -> np.ndarray:
+        """(m, 81) int32: the first solution tdoku finds per puzzle (digits 1..9), a zero row where there is none."""
+        out = np.zeros((puzzles.shape[0], 81), np.uint8)
+        self._first_rows(self.text(puzzles), out)
+        return np.where(out > 0, out.astype(np.int32) - ord("0"), 0)
 
-def run_tdoku(tdoku: Tdoku, puzzles: np.ndarray) -> Run:
-    text = tdoku.text(puzzles)  # its input format, built outside the timing as our batch's int32 array is
+
+class Fastdoku:
+    """fastdoku (rocketbombs/fastdoku: Rust, a port of tdoku's design) through the C ABI of the wrapper crate that
+    scripts/build_peers.py writes (fastdoku itself has none): fastdoku_count_solutions(81 digits, limit) over the
+    crate's public count_solutions, and fastdoku_solve over solve_grid; called from a numba loop, as tdoku is."""
+
+    name = "fastdoku"
+
+    def __init__(self, path: str) -> None:
+        import ctypes
+
+        from numba import njit
+
+        library = ctypes.CDLL(path)
+        count = library.fastdoku_count_solutions
+        count.restype = ctypes.c_uint64
+        count.argtypes = [ctypes.c_void_p, ctypes.c_uint64]
+        solve = library.fastdoku_solve
+        solve.restype = ctypes.c_uint64
+        solve.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+
+        def count_rows(digits: np.ndarray, counts: np.ndarray) -> None:
+            for i in range(digits.shape[0]):
+                counts[i] = count(digits[i].ctypes.data, 2)
+
+        def first_rows(digits: np.ndarray, out: np.ndarray) -> None:
+            for i in range(digits.shape[0]):
+                if solve(digits[i].ctypes.data, out[i].ctypes.data) == 0:
+                    out[i, :] = 0
+
+        self._count_rows = njit(count_rows)
+        self._first_rows = njit(first_rows)
+        self.count(np.zeros((1, 81), np.int32))
+        self.first_solutions(np.zeros((1, 81), np.int32))
+
+    @staticmethod
+    def prepare(puzzles: np.ndarray) -> np.ndarray:
+        """(m, 81) uint8 digits, 0 = blank: fastdoku's grid."""
+        return np.ascontiguousarray(puzzles, dtype=np.uint8)
+
+    def count(self, puzzles: np.ndarray) -> np.ndarray:
+        counts = np.zeros(puzzles.shape[0], np.int64)
+        self._count_rows(self.prepare(puzzles), counts)
+        return counts
+
+    def first_solutions(self, puzzles: np.ndarray) -> np.ndarray:
+        out = np.zeros((puzzles.shape[0], 81), np.uint8)
+        self._first_rows(self.prepare(puzzles), out)
+        return out.astype(np.int32)
+
+
+PEER_CLASSES: dict[str, type[Tdoku] | type[Fastdoku]] = {"tdoku": Tdoku, "fastdoku": Fastdoku}
+
+
+@dataclass
+class PeerBuild:
+    """A peer library found in the peers folder, with what peers.json says of it."""
+
+    name: str
+    library: Path
+    commit: str = "unknown"
+    toolchain: str = "unknown"
+
+
+def find_peers(folder: Path) -> tuple[list[PeerBuild], list[str]]:
+    """The peers scripts/build_peers.py built in `folder` (per its peers.json, else the libraries at their usual
+    places), and one note per known peer that is not there: never built, skipped, failed, or its library missing."""
+    manifest = read_manifest(folder)
+    found: list[PeerBuild] = []
+    notes: list[str] = []
+    for name, library_name in LIBRARIES.items():
+        entry = manifest.get(name, {})
+        library = folder / entry.get("library", f"{name}/{library_name}")
+        if library.is_file():
+            found.append(PeerBuild(name, library, entry.get("commit", "unknown"), entry.get("toolchain", "unknown")))
+        elif "skipped" in entry:
+            notes.append(f"{name}: skipped when built ({entry['skipped']})")
+        elif "failed" in entry:
+            notes.append(f"{name}: its build failed ({entry['failed']})")
+        elif entry:
+            notes.append(f"{name}: {MANIFEST} names {library}, which is not there (run scripts/build_peers.py)")
+        else:
+            notes.append(f"{name}: not built in {folder} (scripts/build_peers.py --cache {folder})")
+    return found, notes
+
+
+def run_peer(peer: Tdoku | Fastdoku, puzzles: np.ndarray, passes: int = 1) -> Run:
+    given = peer.prepare(puzzles)  # its input format, built outside the timing as our batch's int32 array is
     counts = np.zeros(len(puzzles), np.int64)
     start = time.process_time()
-    tdoku._count_rows(text, counts)
-    return Run("tdoku", len(puzzles), time.process_time() - start, counts.tolist())
+    for _ in range(passes):
+        peer._count_rows(given, counts)
+    return Run(peer.name, passes * len(puzzles), time.process_time() - start, counts.tolist())
+
+
+def run_tdoku(tdoku: Tdoku, puzzles: np.ndarray) -> Run:
+    return run_peer(tdoku, puzzles)
+
+
+def _valid_solutions(puzzles: np.ndarray, grids: np.ndarray) -> np.ndarray:
+    """Per row: the grid is a complete 9x9 solution that keeps the puzzle's givens."""
+    g = geometry(9)
+    units = np.array(g.units)
+    digits = np.sort(grids[:, units], axis=2)  # (m, 27, 9)
+    complete = (digits == np.arange(1, 10)).all(axis=(1, 2))
+    return complete & ((puzzles == 0) | (puzzles == grids)).all(axis=1)
+
+
+def cross_check(puzzles: np.ndarray, counts: Sequence[int], peers: Sequence[Tdoku | Fastdoku]) -> str:
+    """Untimed: every solver's first solution of each puzzle the kernel counts unique must be a valid solution that
+    keeps the givens, and all must be the same grid (a misread or wrong peer shows here even where counts agree)."""
+    from ltn_sudoku.exact.kernel import solve_batch
+
+    unique = np.flatnonzero(np.asarray(counts) == 1)
+    subset = puzzles[unique]
+    grids = {"kernel": solve_batch(subset, 2)[1]}
+    for peer in peers:
+        grids[peer.name] = peer.first_solutions(subset)
+    bad = []
+    for name, grid in grids.items():
+        invalid = int((~_valid_solutions(subset, grid)).sum())
+        differ = int((grid != grids["kernel"]).any(axis=1).sum())
+        if invalid or differ:
+            bad.append(f"{name}: {invalid} invalid, {differ} differ from the kernel's")
+    names = ", ".join(grids)
+    if bad:
+        return f"SOLUTIONS DISAGREE on the {len(unique)} unique puzzles: " + "; ".join(bad)
+    return f"solutions of the {len(unique)} unique puzzles: identical and valid ({names})"
 
 
 def run_pure(backend: str, boards: Sequence[Board]) -> Run:
@@ -291,50 +440,95 @@ def nine_sets(limit: int | None) -> Iterator[tuple[str, list[Board], np.ndarray]
         yield name, boards, np.array([b.values for b in boards], dtype=np.int32)
 
 
-def bench_nine(limit: int | None, pure_count: int, dlx_count: int, repeats: int, tdoku_path: str | None = None
-               ) -> None:
-    """Puzzles/s of every backend on the 9x9 benchmark files, with ratios against CaDiCaL (and tdoku, given the path
-    of its built library) in the same run; without tdoku the last column divides by its reference rates."""
+def _median_run(runs: Sequence[Run]) -> Run:
+    """The run of median rate (the lower middle one for an even count)."""
+    return sorted(runs, key=lambda r: r.rate)[(len(runs) - 1) // 2]
+
+
+def load_peers(tdoku_path: str | None, peers_dir: Path | None) -> tuple[list[Tdoku | Fastdoku], list[str]]:
+    """The peers to run: those found in peers_dir (build_peers.py's cache), with --tdoku's library in place of the
+    cache's tdoku; and a line per peer that is not run."""
+    found, notes = find_peers(peers_dir) if peers_dir is not None else ([], [])
+    if tdoku_path:
+        found = [PeerBuild("tdoku", Path(tdoku_path))] + [b for b in found if b.name != "tdoku"]
+        notes = [n for n in notes if not n.startswith("tdoku:")]
+    peers: list[Tdoku | Fastdoku] = []
+    lines = []
+    for build in found:
+        try:
+            peers.append(PEER_CLASSES[build.name](str(build.library)))
+        except (OSError, AttributeError) as error:  # not a library, or not the functions we call
+            notes.append(f"{build.name}: cannot be loaded from {build.library}: {error}")
+            continue
+        lines.append(f"{build.name}: {build.library} (commit {build.commit}; {build.toolchain})")
+    return peers, lines + [f"not run: {note}" for note in notes]
+
+
+def bench_nine(limit: int | None, pure_count: int, dlx_count: int, repeats: int, tdoku_path: str | None = None,
+               peers_dir: Path | None = None, min_cpu: float = 0.2) -> None:
+    """Puzzles/s of every backend on the 9x9 benchmark files beside the peers (tdoku, fastdoku: built by
+    scripts/build_peers.py into peers_dir) and CaDiCaL, all in this run: `repeats` interleaved rounds, the median
+    run's rate, and the median of the per-round ratios to tdoku (without tdoku: its reference rates of docs/data.md).
+    Kernel and peers go over a small file several times per run, so that the kernel takes at least `min_cpu` s.
+    Every solver's counts are compared with the kernel's, and (untimed) every solver's solutions of the unique
+    puzzles with each other."""
     from ltn_sudoku.exact import kernel
 
     kernel.warm_up()  # loading the compiled code is measured in its own section
     sat = sat_available()
-    tdoku = Tdoku(tdoku_path) if tdoku_path else None
-    where = "measured in this run" if tdoku else "reference rates of docs/data.md, not this run"
-    _print(f"## 9x9 uniqueness checks (limit 2), CPU time; vs tdoku: {where}")
+    peers, peer_lines = load_peers(tdoku_path, peers_dir)
+    has_tdoku = any(peer.name == "tdoku" for peer in peers)
+    where = "measured in this run" if has_tdoku else "reference rates of docs/data.md, not this run"
+    _print(f"## 9x9 uniqueness checks (limit 2), CPU time, median of {repeats} interleaved runs; vs tdoku: {where}")
     _print()
-    _print("| file | solver | puzzles | CPU s | puzzles/s | vs CaDiCaL | vs tdoku |")
+    for line in peer_lines:
+        _print(f"- {line}")
+    _print()
+    _print("| file | solver | puzzles | CPU s | puzzles/s | vs tdoku | vs CaDiCaL |")
     _print("|---|---|---:|---:|---:|---:|---:|")
+    checks: list[str] = []
     for name, boards, puzzles in nine_sets(limit):
-        kernel_runs, sat_runs, tdoku_runs = [], [], []
+        passes = max(1, math.ceil(min_cpu / max(run_kernel(puzzles).cpu, 1e-6)))  # the kernel's time sets it
+        runs: dict[str, list[Run]] = {"kernel": []}
         for _ in range(repeats):  # interleaved, so all see the same machine load
-            kernel_runs.append(run_kernel(puzzles))
+            runs["kernel"].append(run_kernel(puzzles, passes))
+            for peer in peers:
+                runs.setdefault(peer.name, []).append(run_peer(peer, puzzles, passes))
             if sat:
-                sat_runs.append(run_sat(puzzles))
-            if tdoku:
-                tdoku_runs.append(run_tdoku(tdoku, puzzles))
-        kernel_best = max(kernel_runs, key=lambda r: r.rate)
-        sat_best = max(sat_runs, key=lambda r: r.rate) if sat else None
-        tdoku_best = max(tdoku_runs, key=lambda r: r.rate) if tdoku else None
-        ratios = [k.rate / s.rate for k, s in zip(kernel_runs, sat_runs)]
-        tdoku_ratios = [k.rate / t.rate for k, t in zip(kernel_runs, tdoku_runs)]
-        runs = [kernel_best] + ([sat_best] if sat_best else []) + ([tdoku_best] if tdoku_best else [])
-        runs.append(run_pure("python", boards[:pure_count]))
-        runs.append(run_pure("dlx", boards[:dlx_count]))
-        tdoku_rate = tdoku_best.rate if tdoku_best else TDOKU_RATES[name]
-        for run in runs:
-            reference = kernel_best.counts[: run.puzzles]
-            agree = "" if run.counts == reference else " DISAGREES"
-            if run is kernel_best and sat_runs:
-                versus = f"{statistics.median(ratios):.1f}x (median of {len(ratios)})"
+                runs.setdefault("CaDiCaL", []).append(run_sat(puzzles))
+        medians = {solver: _median_run(rs) for solver, rs in runs.items()}
+        reference = medians["kernel"].counts
+
+        def versus(solver: str, base: str) -> str:
+            ratios = [a.rate / b.rate for a, b in zip(runs[solver], runs[base])]
+            return f"{statistics.median(ratios):.3f}x" if solver != base else "1.000x"
+
+        rows = list(medians.values())
+        if passes > 1:
+            checks.append(f"{name.split('/')[-1]}: kernel and peers timed over {passes} passes of the "
+                          f"{len(puzzles)} puzzles per run (at least {min_cpu:g} CPU s of the kernel)")
+        rows.append(run_pure("python", boards[:pure_count]))
+        rows.append(run_pure("dlx", boards[:dlx_count]))
+        for run in rows:
+            timed = run.solver in runs
+            agree = "" if all(r.counts == reference[: len(r.counts)] for r in runs.get(run.solver, [run])) \
+                else " DISAGREES"
+            if has_tdoku:
+                vs_tdoku = versus(run.solver, "tdoku") if timed else f"{run.rate / medians['tdoku'].rate:.3f}x"
             else:
-                versus = f"{run.rate / sat_best.rate:.2f}x" if sat_best else "n/a"
-            if run is kernel_best and tdoku_ratios:
-                versus_tdoku = f"{statistics.median(tdoku_ratios):.3f}x (median of {len(tdoku_ratios)})"
+                vs_tdoku = f"{run.rate / TDOKU_RATES[name]:.3f}x"
+            if "CaDiCaL" in runs:
+                vs_sat = versus(run.solver, "CaDiCaL") if timed else f"{run.rate / medians['CaDiCaL'].rate:.2f}x"
             else:
-                versus_tdoku = f"{run.rate / tdoku_rate:.3f}x"
-            _print(f"| {name.split('/')[-1]} | {run.solver}{agree} | {run.puzzles} | {run.cpu:.2f} | {run.rate:,.0f} "
-                   f"| {versus} | {versus_tdoku} |")
+                vs_sat = "n/a"
+            _print(f"| {name.split('/')[-1]} | {run.solver}{agree} | {len(run.counts)} | {run.cpu:.3f} | {run.rate:,.0f} "
+                   f"| {vs_tdoku} | {vs_sat} |")
+        checks.append(f"{name.split('/')[-1]}: counts of all {len(peers) + 1 + sat} timed solvers "
+                      f"{'agree' if all(r.counts == reference for rs in runs.values() for r in rs) else 'DISAGREE'}; "
+                      + cross_check(puzzles, reference, peers))
+    _print()
+    for line in checks:
+        _print(f"- {line}")
 
 
 def bench_single(limit: int | None, repeats: int) -> None:
@@ -509,7 +703,7 @@ SECTIONS: tuple[str, ...] = ("compile", "nine", "single", "generalized", "sparse
 def bench_all(quick: bool, repeats: int, limit: int | None, pure_count: int, dlx_count: int, ranks: Sequence[int],
               generalized_limit: int | None, pure_cap: float, generalized_pure_count: int,
               sparse_per_size: int | None = None, sections: Sequence[str] = SECTIONS,
-              tdoku_path: str | None = None) -> None:
+              tdoku_path: str | None = None, peers_dir: Path | None = None) -> None:
     """The chosen sections (default all), in order; `quick` trims the data to about a minute in all."""
     import numba
 
@@ -519,6 +713,8 @@ def bench_all(quick: bool, repeats: int, limit: int | None, pure_count: int, dlx
     _print()
     _print(f"python {sys.version.split()[0]}, numba {numba.__version__}, numpy {np.__version__}, "
            f"{os.cpu_count()} CPUs; CPU time (time.process_time)")
+    _print(f"CPU: {cpu_name()}; load average at the start {os.getloadavg()[0]:.1f} (absolute puzzles/s hold on this "
+           "machine only; the ratios measured in the same run are the portable figures)")
     if not sat_available():
         _print("python-sat is not installed: no CaDiCaL baseline (pip install python-sat)")
     _print()
@@ -531,7 +727,7 @@ def bench_all(quick: bool, repeats: int, limit: int | None, pure_count: int, dlx
             _print(f"- first {label}: {cpu:.2f} CPU s, {wall:.2f} s wall")
         _print()
     if "nine" in sections:
-        bench_nine(limit, pure_count, dlx_count, repeats, tdoku_path)
+        bench_nine(limit, pure_count, dlx_count, repeats, tdoku_path, peers_dir)
         _print()
     if "single" in sections:
         bench_single(limit, repeats)
@@ -543,16 +739,21 @@ def bench_all(quick: bool, repeats: int, limit: int | None, pure_count: int, dlx
     if "sparse" in sections:
         bench_sparse_portfolio(SPARSE_SIZES[:2] if quick else SPARSE_SIZES, per_size, seed=1)
         _print()
+    _print(f"peak memory (max RSS of this process): {peak_rss_mb():.0f} MB; load average at the end "
+           f"{os.getloadavg()[0]:.1f}")
+    _print()
     _print(json.dumps({"quick": quick, "repeats": repeats, "limit": limit, "pure_count": pure_count,
                        "dlx_count": dlx_count, "ranks": list(ranks), "generalized_limit": generalized_limit,
                        "pure_cap": pure_cap, "generalized_pure_count": generalized_pure_count,
-                       "sparse_per_size": per_size, "sections": list(sections), "tdoku": tdoku_path}))
+                       "sparse_per_size": per_size, "sections": list(sections), "tdoku": tdoku_path,
+                       "peers": str(peers_dir) if peers_dir is not None else None}))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="small subsets: a minute instead of ten")
-    p.add_argument("--repeats", type=int, help="kernel and CaDiCaL runs per 9x9 file (default 3, quick 1)")
+    p.add_argument("--repeats", type=int, help="interleaved runs of the kernel, the peers and CaDiCaL per 9x9 file; "
+                                               "the median is reported (default 5, quick 1)")
     p.add_argument("--limit", type=int, help="puzzles per 9x9 file (default all, quick 2000)")
     p.add_argument("--pure-count", type=int, help="puzzles per file for the pure-Python search (default 5000, "
                                                   "quick 200); also per generalized size (default 10, quick 3)")
@@ -567,16 +768,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS),
                    help="what to run (default all): compile and first-call times, 9x9 rates, single vs batch, "
                         "generalized puzzles, sparse boards")
-    p.add_argument("--tdoku", metavar="PATH", help="tdoku's shared library, built by you (git clone "
-                   "https://github.com/t-dillon/tdoku; mkdir build; cd build; cmake ..; make tdoku_shared): adds "
-                   "tdoku's rate measured in this run to the 9x9 table")
+    p.add_argument("--peers", metavar="DIR", type=Path, default=None,
+                   help="where scripts/build_peers.py built tdoku and fastdoku (default its cache: $LTN_SUDOKU_PEERS, "
+                        "else ~/.cache/ltn_sudoku/peers); each peer found there runs beside the kernel in the 9x9 "
+                        "table, and the table says which were not found")
+    p.add_argument("--no-peers", action="store_true", help="run no peer (the 9x9 table divides by tdoku's reference "
+                                                           "rates instead)")
+    p.add_argument("--tdoku", metavar="PATH", help="a tdoku shared library built elsewhere (libtdoku_shared.so), "
+                   "in place of the peers folder's")
     args = p.parse_args(argv)
     q = args.quick
     pick = lambda given, full, quick: given if given is not None else (quick if q else full)  # noqa: E731
     pure = pick(args.pure_count, 5000, 200)
     bench_all(
         quick=q,
-        repeats=pick(args.repeats, 3, 1),
+        repeats=pick(args.repeats, 5, 1),
         limit=pick(args.limit, None, 2000),
         pure_count=pure,
         dlx_count=pick(args.dlx_count, 1000, 100),
@@ -587,6 +793,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sparse_per_size=args.sparse_per_size,
         sections=args.sections,
         tdoku_path=args.tdoku,
+        peers_dir=None if args.no_peers else (args.peers if args.peers is not None else default_cache()),
     )
     return 0
 
