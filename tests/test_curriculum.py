@@ -33,5 +33,5 @@ def test_selecting_no_board_gives_an_empty_set_not_an_index_error() -> None:
     """Evaluation drops held-out boards seen in training; dropping all of them used to raise an IndexError."""
     boards = data.generated(4, "closed_valid", 3, seed=0)
     empty = boards.select([])
-    assert len(empty.puzzles) == 0 and empty.kinds == () and empty.n == 4
-    assert boards.select([2, 0]).kinds == (boards.kinds[2], boards.kinds[0])
+    assert len(empty.puzzles) == 0 and empty.origins == () and empty.n == 4
+    assert boards.select([2, 0]).origins == (boards.origins[2], boards.origins[0])

@@ -36,7 +36,7 @@ def test_without_removes_exactly_the_seen_boards() -> None:
     seen = {tuple(parse_board_text(rows[i]).values) for i in (1, 2)} | {(0,) * 16}
     kept = _without(boards, seen)
     assert [tuple(r) for r in kept.puzzles.tolist()] == [tuple(parse_board_text(rows[i]).values) for i in (0, 3)]
-    assert kept.kinds == ("a", "d") and kept.labels.tolist() == [boards.labels[0], boards.labels[3]]
+    assert kept.origins == ("a", "d") and kept.labels.tolist() == [boards.labels[0], boards.labels[3]]
     assert len(_without(boards, set())) == 4
 
 

@@ -262,13 +262,13 @@ def test_no_test_puzzle_or_relabelling_of_one_is_in_train_on_the_real_files() ->
 # ---- data.kaggle -----------------------------------------------------------------------------------------------------
 def test_data_kaggle_keeps_set_and_difficulty() -> None:
     boards = data.kaggle(SAMPLE, 9)
-    assert len(boards) == 3000 and boards.kinds == ("1M",) * 1000 + ("3M",) * 1000 + ("9M",) * 1000
+    assert len(boards) == 3000 and boards.origins == ("1M",) * 1000 + ("3M",) * 1000 + ("9M",) * 1000
     assert bool((boards.labels == data.SOLVABLE).all())
     rated = csv_rows(SAMPLE / "kaggle_3m_sample1000.csv.gz")[1:]
     assert boards.difficulty[1000:2000].tolist() == [float(r[4]) for r in rated]
     assert bool(torch.isnan(boards.difficulty[:1000]).all() and torch.isnan(boards.difficulty[2000:]).all())
     chosen = boards.select([1500, 5, 2500])
-    assert chosen.kinds == ("3M", "1M", "9M") and chosen.difficulty[0].item() == float(rated[500][4])
+    assert chosen.origins == ("3M", "1M", "9M") and chosen.difficulty[0].item() == float(rated[500][4])
     assert torch.equal(chosen.puzzles[0], torch.tensor(digits(rated[500][1])))
     assert torch.equal(chosen.solutions[0], torch.tensor(digits(rated[500][2])))
     merged = data.BoardSet.concat([chosen, data.generated(9, "open_solvable", 2, seed=1)])

@@ -257,7 +257,7 @@ def test_a_board_file_joins_the_training_puzzles_under_its_stated_origin(tmp_pat
     plain = data.build_splits(config(tmp_path / "plain"), ModelConfig.from_cfg(cfg.model))
     splits = data.build_splits(cfg, ModelConfig.from_cfg(cfg.model))
     assert len(splits.train) == len(plain.train) + 5
-    assert sum(kind == "generated (branch states)" for kind in splits.train.kinds) >= 3  # a third become states
+    assert sum(kind == "generated (branch states)" for kind in splits.train.origins) >= 3  # a third become states
     train(cfg)
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert metrics["data/train_origins"] == ["generated", "generated (branch states)"]

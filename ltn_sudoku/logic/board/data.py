@@ -4,7 +4,7 @@ A BoardSet holds whole datasets as a few tensors (puzzles, solutions, class labe
 is an index into them, never a Python list of boards. Sources:
 - the generators (ltn_sudoku.generate): the four classes, reproducible by seed;
 - the public Kaggle CSVs (a file or a folder) read and verified by ltn_sudoku.io.kaggle: open solvable puzzles with their
-  solutions, `kinds` = the Kaggle set ("1M", "9M", "3M"), `difficulty` = the 3M rating;
+  solutions, `origins` = the Kaggle set ("1M", "9M", "3M"; a generated board's origin is the generator's `kind`), `difficulty` = the 3M rating;
 - a board file of any format ltn_sudoku.io reads (`data.train.boards_path`), e.g. the complete solver's branch states
   that scripts/make_branch_states.py writes: solvable puzzles whose origin the config states (`boards_origin`,
   "generated" by default), never called Kaggle rows;
@@ -60,7 +60,7 @@ class BoardSet:
     puzzles: torch.Tensor  # (M, N) long, 0 = empty
     solutions: torch.Tensor  # (M, N) long
     labels: torch.Tensor  # (M,) long, index into generate.CLASSES
-    kinds: tuple[str, ...]
+    origins: tuple[str, ...]
     techniques: torch.Tensor  # (M, H) float: technique labels (H = 0 when not labelled)
     difficulty: torch.Tensor = field(default=None)  # type: ignore[assignment]  # (M,) float64; None -> all NaN
 
@@ -83,7 +83,7 @@ class BoardSet:
             idx = idx.nonzero().flatten()
         positions = to_list(idx)
         return BoardSet(self.n, self.puzzles[idx], self.solutions[idx], self.labels[idx],
-                        tuple(self.kinds[i] for i in positions), self.techniques[idx],
+                        tuple(self.origins[i] for i in positions), self.techniques[idx],
                         self.difficulty[idx.to(self.difficulty.device)])
 
     def of_class(self, *labels: int) -> BoardSet:
@@ -94,7 +94,7 @@ class BoardSet:
 
     def practice_mask(self) -> torch.Tensor:
         """Solvable boards the solver practises on: puzzles as given and partly filled, not stuck states."""
-        not_stuck = torch.tensor([kind != AFTER_SINGLES for kind in self.kinds], dtype=torch.bool,
+        not_stuck = torch.tensor([origin != AFTER_SINGLES for origin in self.origins], dtype=torch.bool,
                                  device=self.labels.device)
         return (self.labels == SOLVABLE) & not_stuck
 
@@ -114,7 +114,7 @@ class BoardSet:
 
     def to(self, device: torch.device | str) -> BoardSet:
         """The set on `device` (the Kaggle difficulty stays on the host: only evaluation tables read it)."""
-        return BoardSet(self.n, self.puzzles.to(device), self.solutions.to(device), self.labels.to(device), self.kinds,
+        return BoardSet(self.n, self.puzzles.to(device), self.solutions.to(device), self.labels.to(device), self.origins,
                         self.techniques.to(device), self.difficulty)
 
     @staticmethod
@@ -124,25 +124,25 @@ class BoardSet:
         sizes = {s.n for s in sets}
         if len(sizes) != 1:
             raise ValueError(f"boards of different sizes: {sorted(sizes)}")
-        columns: list[Any] = [torch.cat([getattr(s, f.name) for s in sets]) if f.name != "kinds"
-                              else tuple(k for s in sets for k in s.kinds) for f in fields(BoardSet) if f.name != "n"]
+        columns: list[Any] = [torch.cat([getattr(s, f.name) for s in sets]) if f.name != "origins"
+                              else tuple(k for s in sets for k in s.origins) for f in fields(BoardSet) if f.name != "n"]
         return BoardSet(sets[0].n, *columns)
 
     def with_techniques(self, labels: np.ndarray) -> BoardSet:
-        return BoardSet(self.n, self.puzzles, self.solutions, self.labels, self.kinds,
+        return BoardSet(self.n, self.puzzles, self.solutions, self.labels, self.origins,
                         torch.as_tensor(labels, dtype=torch.float32, device=self.puzzles.device).reshape(len(self), -1),
                         self.difficulty)
 
 
 def from_boards(n: int, boards: Sequence[Board], solutions: Sequence[Board | None], labels: Sequence[str],
-                kinds: Sequence[str]) -> BoardSet:
+                origins: Sequence[str]) -> BoardSet:
     """A BoardSet from Board objects."""
     cells = n * n
     puzzles = np.array([b.values for b in boards], dtype=np.int64).reshape(len(boards), cells)
     sols = np.array([s.values if s is not None else (0,) * cells for s in solutions], dtype=np.int64)
     return BoardSet(n, torch.from_numpy(puzzles), torch.from_numpy(sols.reshape(len(boards), cells)),
                     torch.tensor([CLASS_INDEX[label] for label in labels], dtype=torch.long),  # host
-                    tuple(kinds), torch.zeros(len(boards), 0))  # host: data sets are built on the host
+                    tuple(origins), torch.zeros(len(boards), 0))  # host: data sets are built on the host
 
 
 def from_records(n: int, records: Sequence[LabelledBoard]) -> BoardSet:
@@ -170,7 +170,7 @@ def kaggle(path: str | os.PathLike[str], n: int, limit: int | None = None, split
     """Open solvable puzzles of the Kaggle CSVs at `path` (a file or a folder, every row verified), the first `limit`.
 
     `split` keeps only the rows of one fixed split ("train", "val" or "test", see ltn_sudoku.io.split). A puzzle read
-    twice (the 3M copies overlap) is kept once, first file first. `kinds` holds each row's Kaggle set name,
+    twice (the 3M copies overlap) is kept once, first file first. `origins` holds each row's Kaggle set name,
     `difficulty` its 3M rating (NaN where the file has none); `skip_bad` skips (and logs) rows that fail verification.
     """
     if n != 9:
@@ -199,9 +199,9 @@ def kaggle(path: str | os.PathLike[str], n: int, limit: int | None = None, split
         raise FormatError(f"no Kaggle rows{f' in the {split} split' if split else ''}", path)
     puzzles = torch.from_numpy(np.concatenate([p[0] for p in parts]).astype(np.int64))
     solutions = torch.from_numpy(np.concatenate([p[1] for p in parts]).astype(np.int64))
-    kinds = tuple(name for _, _, name, rating in parts for _ in range(len(rating)))
+    origins = tuple(name for _, _, name, rating in parts for _ in range(len(rating)))
     difficulty = torch.from_numpy(np.concatenate([p[3] for p in parts]))
-    return BoardSet(n, puzzles, solutions, torch.full((kept,), SOLVABLE, dtype=torch.long), kinds,  # host
+    return BoardSet(n, puzzles, solutions, torch.full((kept,), SOLVABLE, dtype=torch.long), origins,  # host
                     torch.zeros(kept, 0), difficulty)  # host: data sets are built on the host
 
 
@@ -229,11 +229,11 @@ def from_file(path: str | os.PathLike[str], n: int, origin: str, limit: int = 0)
 def kaggle_sample(path: str, split: str, count: int, seed: int) -> BoardSet:
     """`count` real Kaggle rows of one split, an equal share of each Kaggle set found at `path`, seeded."""
     rows = kaggle(path, 9, split=split)
-    names = sorted(set(rows.kinds))
+    names = sorted(set(rows.origins))
     rng = np.random.default_rng([seed, 17])
     picks = []
     for i, name in enumerate(names):
-        members = np.flatnonzero(np.array(rows.kinds) == name)
+        members = np.flatnonzero(np.array(rows.origins) == name)
         share = count // len(names) + (i < count % len(names))
         picks.append(rng.choice(members, size=min(share, len(members)), replace=False))
     return rows.select(np.sort(np.concatenate(picks)) if picks else [])
@@ -246,7 +246,7 @@ def solving_states(puzzles: BoardSet, seed: int) -> BoardSet:
     engine = Engine(list(SINGLES), fallback=False)
     boards = puzzles.boards()
     rows = puzzles.puzzles.clone()
-    kinds = list(puzzles.kinds)
+    origins = list(puzzles.origins)
     for i, board in enumerate(boards):
         share = i % 3
         solution = puzzles.solutions[i]
@@ -254,13 +254,13 @@ def solving_states(puzzles: BoardSet, seed: int) -> BoardSet:
             final = engine.solve(board).final
             if final is not None and not final.is_closed:
                 rows[i] = torch.tensor(final.values, device=rows.device)
-                kinds[i] = AFTER_SINGLES
+                origins[i] = AFTER_SINGLES
         elif share == 2 and bool((solution > 0).all()):
             empty = to_numpy((rows[i] == 0).nonzero().flatten())
             fill = rng.choice(empty, size=int(rng.integers(0, max(1, len(empty) - 1))), replace=False)
             rows[i, fill] = solution[fill]
-            kinds[i] = PARTLY_FILLED
-    return BoardSet(puzzles.n, rows, puzzles.solutions, puzzles.labels, tuple(kinds), puzzles.techniques,
+            origins[i] = PARTLY_FILLED
+    return BoardSet(puzzles.n, rows, puzzles.solutions, puzzles.labels, tuple(origins), puzzles.techniques,
                     puzzles.difficulty)
 
 

@@ -56,13 +56,13 @@ def _without(boards: data.BoardSet, seen: set[tuple[int, ...]]) -> data.BoardSet
     return boards.select(keep)
 
 
-def _per_kind(prefix: str, truths: np.ndarray, labels: np.ndarray, kinds: tuple[str, ...],
-              threshold: float) -> dict[str, float]:
+def _per_origin(prefix: str, truths: np.ndarray, labels: np.ndarray, origins: tuple[str, ...],
+                threshold: float) -> dict[str, float]:
     out = {}
-    for kind in sorted(set(kinds)):
-        mask = np.array([k == kind for k in kinds])
-        out[f"{prefix}/{kind}/accuracy"] = accuracy(truths[mask] >= threshold, labels[mask])
-        out[f"{prefix}/{kind}/count"] = float(mask.sum())
+    for origin in sorted(set(origins)):
+        mask = np.array([o == origin for o in origins])
+        out[f"{prefix}/{origin}/accuracy"] = accuracy(truths[mask] >= threshold, labels[mask])
+        out[f"{prefix}/{origin}/count"] = float(mask.sum())
     return out
 
 
@@ -128,8 +128,8 @@ def solving_sources(cfg: DictConfig, n: int, seed: int, seen: set[tuple[int, ...
             sources.append((source, [b for b in boards if tuple(b.values) not in seen], {}))
     if n == 9 and e.get("kaggle_path"):  # held-out real rows: the test split, a sample of each Kaggle set
         rows = _without(data.kaggle_sample(str(e.kaggle_path), "test", 10 ** 9, seed), seen)
-        for name in sorted(set(rows.kinds)):
-            members = np.random.default_rng([seed, 3]).permutation(np.flatnonzero(np.array(rows.kinds) == name))
+        for name in sorted(set(rows.origins)):
+            members = np.random.default_rng([seed, 3]).permutation(np.flatnonzero(np.array(rows.origins) == name))
             rated = ~np.isnan(to_numpy(rows.difficulty)[members])  # rated 3M rows first: the difficulty table needs them
             pick = np.sort(np.concatenate([members[rated], members[~rated]])[: int(e.kaggle_limit)])
             subset = rows.select(pick)
@@ -229,11 +229,11 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
     truths, labels = assess.is_correct_scores(model, ops, closed)
     threshold = float(model.is_correct_threshold)
     metrics.update(assess.binary_metrics("q1_is_correct", truths, labels, threshold))
-    metrics.update(_per_kind("q1_is_correct", truths, labels, closed.kinds, threshold))
+    metrics.update(_per_origin("q1_is_correct", truths, labels, closed.origins, threshold))
 
     truths, labels = assess.has_solution_scores(model, ops, open_boards)
     threshold = float(model.has_solution_threshold)
-    metrics.update(_per_kind("q2_has_solution", truths, labels, open_boards.kinds, threshold))
+    metrics.update(_per_origin("q2_has_solution", truths, labels, open_boards.origins, threshold))
     givens = to_numpy((open_boards.puzzles > 0).sum(-1))
     refuted = singles_loop_outcome(to_numpy(open_boards.puzzles), n)[1]
     by_givens, has_solution_table = has_solution_by_givens(truths, labels, givens, threshold, bins, refuted)

@@ -101,7 +101,7 @@ class Grounding(nn.Module):
     unit_membership: torch.Tensor
     peer_pairs: torch.Tensor
     digit_pairs: torch.Tensor
-    same_unit_kind: torch.Tensor
+    same_unit_by_type: torch.Tensor
     unit_cells: torch.Tensor
 
     def __init__(self, n: int) -> None:
@@ -119,42 +119,42 @@ class Grounding(nn.Module):
         digits = np.argwhere(~np.eye(n, dtype=bool))
         self.register_buffer("digit_pairs", torch.tensor(digits, dtype=torch.long), persistent=False)
         # (3, N, N): distinct cells of the same row / column / block (the 'elsewhere in my unit' sums of the network)
-        kinds = torch.stack([self._same(k) for k in range(3)]) * (1 - torch.eye(self.cells))
-        self.register_buffer("same_unit_kind", kinds, persistent=False)
+        by_type = torch.stack([self._same(k) for k in range(3)]) * (1 - torch.eye(self.cells))
+        self.register_buffer("same_unit_by_type", by_type, persistent=False)
         # (3n, n): the cells of each unit in order (rows, columns, blocks as in unit_membership)
         cells_of = self.unit_membership.nonzero()[:, 1].reshape(3 * n, n)
         self.register_buffer("unit_cells", cells_of, persistent=False)
 
-    def _same(self, kind: int) -> torch.Tensor:
-        part = self.cell_features[:, kind * self.n:(kind + 1) * self.n]
+    def _same(self, unit_type: int) -> torch.Tensor:
+        part = self.cell_features[:, unit_type * self.n:(unit_type + 1) * self.n]
         return part @ part.T
 
     # ---- fixed predicates on cells ------------------------------------------------------------------------------
-    def _same_kind_predicate(self, kind: int) -> ltn.Predicate:
+    def _same_unit_predicate(self, unit_type: int) -> ltn.Predicate:
         n = self.n
 
         def same(c1: torch.Tensor, c2: torch.Tensor) -> torch.Tensor:
-            f1 = self.cell_features[c1.reshape(-1), kind * n:(kind + 1) * n]
-            f2 = self.cell_features[c2.reshape(-1), kind * n:(kind + 1) * n]
+            f1 = self.cell_features[c1.reshape(-1), unit_type * n:(unit_type + 1) * n]
+            f2 = self.cell_features[c2.reshape(-1), unit_type * n:(unit_type + 1) * n]
             return (f1 * f2).sum(-1)
 
         return ltn.Predicate(func=same)
 
     @property
     def is_same_row(self) -> ltn.Predicate:
-        return self._same_kind_predicate(0)
+        return self._same_unit_predicate(0)
 
     @property
     def is_same_col(self) -> ltn.Predicate:
-        return self._same_kind_predicate(1)
+        return self._same_unit_predicate(1)
 
     @property
     def is_same_block(self) -> ltn.Predicate:
-        return self._same_kind_predicate(2)
+        return self._same_unit_predicate(2)
 
     def unit_predicates(self) -> dict[str, ltn.Predicate]:
         """isSameRow, isSameCol, isSameBlock by name."""
-        return {name: self._same_kind_predicate(k) for k, name in enumerate(UNIT_PREDICATES)}
+        return {name: self._same_unit_predicate(k) for k, name in enumerate(UNIT_PREDICATES)}
 
     @property
     def is_peer(self) -> TablePredicate:
@@ -187,7 +187,7 @@ class Grounding(nn.Module):
     # ---- tensor evidence used by the networks ------------------------------------------------------------------
     def elsewhere_in_units(self, x: torch.Tensor) -> torch.Tensor:
         """(batch, N, n) -> (batch, N, n, 3): per unit kind, the sum of x over the other cells of the cell's unit."""
-        return torch.einsum("kcd,bdv->bcvk", self.same_unit_kind, x)
+        return torch.einsum("kcd,bdv->bcvk", self.same_unit_by_type, x)
 
     def possible(self, assignment: torch.Tensor, empty: torch.Tensor) -> torch.Tensor:
         """isPossible(c, v) under the product t-norm: c is empty and no peer holds v, Π_peers (1 - hasValue(peer, v)).
