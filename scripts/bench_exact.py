@@ -199,12 +199,34 @@ class Run:
         return self.puzzles / self.cpu if self.cpu > 0 else float("inf")
 
 
-def run_kernel(puzzles: np.ndarray, passes: int = 1) -> Run:
-    """`passes` times over the puzzles in one timing (small sets are timed over enough CPU time to be steady)."""
+def run_kernel(puzzles: np.ndarray, passes: int = 1, batch: Callable[[np.ndarray, int], np.ndarray] | None = None,
+               label: str = "kernel") -> Run:
+    """`passes` times over the puzzles in one timing (small sets are timed over enough CPU time to be steady);
+    batch: another count_solutions_batch (a baseline kernel's), this tree's by default."""
+    count = batch if batch is not None else count_solutions_batch
     start = time.process_time()
     for _ in range(passes):
-        counts = count_solutions_batch(puzzles, 2)
-    return Run("kernel", passes * len(puzzles), time.process_time() - start, counts.tolist())
+        counts = count(puzzles, 2)
+    return Run(label, passes * len(puzzles), time.process_time() - start, counts.tolist())
+
+
+def baseline_kernel(rev: str) -> Callable[[np.ndarray, int], np.ndarray]:
+    """count_solutions_batch of ltn_sudoku/exact/kernel.py as it was at git revision `rev`, loaded as a module of its
+    own from a temporary folder (numba compiles it there, a few CPU s, outside the timing), so that the kernel of
+    this tree and an older one run side by side in one process."""
+    import importlib.util
+
+    text = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:ltn_sudoku/exact/kernel.py"], check=True,
+                          capture_output=True, text=True).stdout
+    path = Path(tempfile.mkdtemp(prefix="ltn_kernel_baseline_")) / "kernel_baseline.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location("kernel_baseline", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    batch: Callable[[np.ndarray, int], np.ndarray] = module.count_solutions_batch
+    batch(np.zeros((1, 81), np.int32), 1)
+    return batch
 
 
 def run_sat(puzzles: np.ndarray) -> Run:
@@ -465,18 +487,21 @@ def load_peers(tdoku_path: str | None, peers_dir: Path | None) -> tuple[list[Tdo
 
 
 def bench_nine(limit: int | None, pure_count: int, dlx_count: int, repeats: int, tdoku_path: str | None = None,
-               peers_dir: Path | None = None, min_cpu: float = 0.2) -> None:
+               peers_dir: Path | None = None, min_cpu: float = 0.2, baseline: str | None = None) -> None:
     """Puzzles/s of every backend on the 9x9 benchmark files beside the peers (tdoku, fastdoku: built by
     scripts/build_peers.py into peers_dir) and CaDiCaL, all in this run: `repeats` interleaved rounds, the median
     run's rate, and the median of the per-round ratios to tdoku (without tdoku: its reference rates of docs/data.md).
     Kernel and peers go over a small file several times per run, so that the kernel takes at least `min_cpu` s.
     Every solver's counts are compared with the kernel's, and (untimed) every solver's solutions of the unique
-    puzzles with each other."""
+    puzzles with each other. baseline: a git revision whose kernel runs beside this tree's (`kernel@REV`)."""
     from ltn_sudoku.exact import kernel
 
     kernel.warm_up()  # loading the compiled code is measured in its own section
     sat = sat_available()
     peers, peer_lines = load_peers(tdoku_path, peers_dir)
+    old = baseline_kernel(baseline) if baseline else None
+    if baseline:
+        peer_lines.append(f"kernel@{baseline}: ltn_sudoku/exact/kernel.py of {baseline}, beside this tree's kernel")
     has_tdoku = any(peer.name == "tdoku" for peer in peers)
     where = "measured in this run" if has_tdoku else "reference rates of docs/data.md, not this run"
     _print(f"## 9x9 uniqueness checks (limit 2), CPU time, median of {repeats} interleaved runs; vs tdoku: {where}")
@@ -492,6 +517,8 @@ def bench_nine(limit: int | None, pure_count: int, dlx_count: int, repeats: int,
         runs: dict[str, list[Run]] = {"kernel": []}
         for _ in range(repeats):  # interleaved, so all see the same machine load
             runs["kernel"].append(run_kernel(puzzles, passes))
+            if old is not None:
+                runs.setdefault(f"kernel@{baseline}", []).append(run_kernel(puzzles, passes, old, f"kernel@{baseline}"))
             for peer in peers:
                 runs.setdefault(peer.name, []).append(run_peer(peer, puzzles, passes))
             if sat:
@@ -504,6 +531,9 @@ def bench_nine(limit: int | None, pure_count: int, dlx_count: int, repeats: int,
             return f"{statistics.median(ratios):.3f}x" if solver != base else "1.000x"
 
         rows = list(medians.values())
+        if old is not None:
+            checks.append(f"{name.split('/')[-1]}: kernel / kernel@{baseline} = {versus('kernel', f'kernel@{baseline}')} "
+                          f"(median of {repeats} paired ratios of puzzles/s)")
         if passes > 1:
             checks.append(f"{name.split('/')[-1]}: kernel and peers timed over {passes} passes of the "
                           f"{len(puzzles)} puzzles per run (at least {min_cpu:g} CPU s of the kernel)")
@@ -523,7 +553,7 @@ def bench_nine(limit: int | None, pure_count: int, dlx_count: int, repeats: int,
                 vs_sat = "n/a"
             _print(f"| {name.split('/')[-1]} | {run.solver}{agree} | {len(run.counts)} | {run.cpu:.3f} | {run.rate:,.0f} "
                    f"| {vs_tdoku} | {vs_sat} |")
-        checks.append(f"{name.split('/')[-1]}: counts of all {len(peers) + 1 + sat} timed solvers "
+        checks.append(f"{name.split('/')[-1]}: counts of all {len(runs)} timed solvers "
                       f"{'agree' if all(r.counts == reference for rs in runs.values() for r in rs) else 'DISAGREE'}; "
                       + cross_check(puzzles, reference, peers))
     _print()
@@ -703,7 +733,7 @@ SECTIONS: tuple[str, ...] = ("compile", "nine", "single", "generalized", "sparse
 def bench_all(quick: bool, repeats: int, limit: int | None, pure_count: int, dlx_count: int, ranks: Sequence[int],
               generalized_limit: int | None, pure_cap: float, generalized_pure_count: int,
               sparse_per_size: int | None = None, sections: Sequence[str] = SECTIONS,
-              tdoku_path: str | None = None, peers_dir: Path | None = None) -> None:
+              tdoku_path: str | None = None, peers_dir: Path | None = None, baseline: str | None = None) -> None:
     """The chosen sections (default all), in order; `quick` trims the data to about a minute in all."""
     import numba
 
@@ -727,7 +757,7 @@ def bench_all(quick: bool, repeats: int, limit: int | None, pure_count: int, dlx
             _print(f"- first {label}: {cpu:.2f} CPU s, {wall:.2f} s wall")
         _print()
     if "nine" in sections:
-        bench_nine(limit, pure_count, dlx_count, repeats, tdoku_path, peers_dir)
+        bench_nine(limit, pure_count, dlx_count, repeats, tdoku_path, peers_dir, baseline=baseline)
         _print()
     if "single" in sections:
         bench_single(limit, repeats)
@@ -746,7 +776,7 @@ def bench_all(quick: bool, repeats: int, limit: int | None, pure_count: int, dlx
                        "dlx_count": dlx_count, "ranks": list(ranks), "generalized_limit": generalized_limit,
                        "pure_cap": pure_cap, "generalized_pure_count": generalized_pure_count,
                        "sparse_per_size": per_size, "sections": list(sections), "tdoku": tdoku_path,
-                       "peers": str(peers_dir) if peers_dir is not None else None}))
+                       "peers": str(peers_dir) if peers_dir is not None else None, "baseline": baseline}))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -774,6 +804,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "table, and the table says which were not found")
     p.add_argument("--no-peers", action="store_true", help="run no peer (the 9x9 table divides by tdoku's reference "
                                                            "rates instead)")
+    p.add_argument("--baseline", metavar="REV", help="also run the kernel of this git revision (its "
+                   "ltn_sudoku/exact/kernel.py) beside this tree's in the 9x9 table, interleaved: old against new")
     p.add_argument("--tdoku", metavar="PATH", help="a tdoku shared library built elsewhere (libtdoku_shared.so), "
                    "in place of the peers folder's")
     args = p.parse_args(argv)
@@ -794,6 +826,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sections=args.sections,
         tdoku_path=args.tdoku,
         peers_dir=None if args.no_peers else (args.peers if args.peers is not None else default_cache()),
+        baseline=args.baseline,
     )
     return 0
 
