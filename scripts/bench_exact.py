@@ -3,9 +3,11 @@
     .venv/bin/python scripts/bench_exact.py            # everything (about 10 minutes on 2 shared cores)
     .venv/bin/python scripts/bench_exact.py --quick    # trimmed, about a minute
     .venv/bin/python scripts/bench_exact.py --sections single --limit 20000   # one section
-    .venv/bin/python scripts/bench_exact.py --sections nine --tdoku ../tdoku/build/libtdoku_shared.so
+    .venv/bin/python scripts/build_peers.py && .venv/bin/python scripts/bench_exact.py --sections nine  # + peers
+    .venv/bin/python scripts/bench_exact.py --sections nine --baseline HEAD~1   # an older kernel beside this one
 
-Prints markdown tables: compile and first-call times, 9x9 rates against CaDiCaL, the single-board path against the
+Prints markdown tables: compile and first-call times, 9x9 rates against tdoku, fastdoku (built by
+scripts/build_peers.py, found in its cache) and CaDiCaL, the single-board path against the
 batch call, the generalized puzzles, and the portfolio on sparse 16x16..49x49 boards against CaDiCaL (CPU time,
 ratios against baselines run in the same process, peak memory); the figures in docs/exact.md come from these runs.
 `ltn-sudoku bench` runs this script's --quick profile.
@@ -48,8 +50,8 @@ from scripts._machine import cpu_name, peak_rss_mb  # noqa: E402
 from scripts.build_peers import LIBRARIES, MANIFEST, default_cache, read_manifest  # noqa: E402
 
 NINE_FILES: tuple[str, ...] = ("9x9/17clue_49158.txt", "9x9/top1465.txt", "9x9/forum_hardest_1106.txt")
-TDOKU_RATES: dict[str, float] = {  # tdoku (C++, SIMD), same kind of machine: docs/data.md (reference figures)
-    "9x9/17clue_49158.txt": 200_000, "9x9/top1465.txt": 74_000, "9x9/forum_hardest_1106.txt": 8_300,
+TDOKU_RATES: dict[str, float] = {  # tdoku's rates in the run of docs/exact.md (Intel Xeon, 2026-11-29): used only
+    "9x9/17clue_49158.txt": 417_000, "9x9/top1465.txt": 141_000, "9x9/forum_hardest_1106.txt": 16_300,  # unbuilt
 }
 CADICAL_MEDIANS: dict[int, float] = {16: 0.010, 25: 0.028, 36: 0.074, 49: 0.18, 64: 0.27, 81: 0.58}  # SOURCES.md
 SAT_SOLVER = "cadical195"
@@ -490,7 +492,8 @@ def bench_nine(limit: int | None, pure_count: int, dlx_count: int, repeats: int,
                peers_dir: Path | None = None, min_cpu: float = 0.2, baseline: str | None = None) -> None:
     """Puzzles/s of every backend on the 9x9 benchmark files beside the peers (tdoku, fastdoku: built by
     scripts/build_peers.py into peers_dir) and CaDiCaL, all in this run: `repeats` interleaved rounds, the median
-    run's rate, and the median of the per-round ratios to tdoku (without tdoku: its reference rates of docs/data.md).
+    run's rate, and the median of the per-round ratios to tdoku (without tdoku: its rates in the run of
+    docs/exact.md, a rough guide only).
     Kernel and peers go over a small file several times per run, so that the kernel takes at least `min_cpu` s.
     Every solver's counts are compared with the kernel's, and (untimed) every solver's solutions of the unique
     puzzles with each other. baseline: a git revision whose kernel runs beside this tree's (`kernel@REV`)."""
@@ -503,7 +506,7 @@ def bench_nine(limit: int | None, pure_count: int, dlx_count: int, repeats: int,
     if baseline:
         peer_lines.append(f"kernel@{baseline}: ltn_sudoku/exact/kernel.py of {baseline}, beside this tree's kernel")
     has_tdoku = any(peer.name == "tdoku" for peer in peers)
-    where = "measured in this run" if has_tdoku else "reference rates of docs/data.md, not this run"
+    where = "measured in this run" if has_tdoku else "its rates in the run of docs/exact.md (another machine: no ratio)"
     _print(f"## 9x9 uniqueness checks (limit 2), CPU time, median of {repeats} interleaved runs; vs tdoku: {where}")
     _print()
     for line in peer_lines:
@@ -532,8 +535,8 @@ def bench_nine(limit: int | None, pure_count: int, dlx_count: int, repeats: int,
 
         rows = list(medians.values())
         if old is not None:
-            checks.append(f"{name.split('/')[-1]}: kernel / kernel@{baseline} = {versus('kernel', f'kernel@{baseline}')} "
-                          f"(median of {repeats} paired ratios of puzzles/s)")
+            checks.append(f"{name.split('/')[-1]}: kernel / kernel@{baseline} = "
+                          f"{versus('kernel', f'kernel@{baseline}')} (median of {repeats} paired ratios of puzzles/s)")
         if passes > 1:
             checks.append(f"{name.split('/')[-1]}: kernel and peers timed over {passes} passes of the "
                           f"{len(puzzles)} puzzles per run (at least {min_cpu:g} CPU s of the kernel)")
@@ -551,8 +554,8 @@ def bench_nine(limit: int | None, pure_count: int, dlx_count: int, repeats: int,
                 vs_sat = versus(run.solver, "CaDiCaL") if timed else f"{run.rate / medians['CaDiCaL'].rate:.2f}x"
             else:
                 vs_sat = "n/a"
-            _print(f"| {name.split('/')[-1]} | {run.solver}{agree} | {len(run.counts)} | {run.cpu:.3f} | {run.rate:,.0f} "
-                   f"| {vs_tdoku} | {vs_sat} |")
+            _print(f"| {name.split('/')[-1]} | {run.solver}{agree} | {len(run.counts)} | {run.cpu:.3f} "
+                   f"| {run.rate:,.0f} | {vs_tdoku} | {vs_sat} |")
         checks.append(f"{name.split('/')[-1]}: counts of all {len(runs)} timed solvers "
                       f"{'agree' if all(r.counts == reference for rs in runs.values() for r in rs) else 'DISAGREE'}; "
                       + cross_check(puzzles, reference, peers))

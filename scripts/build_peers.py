@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/build_peers.py                       # clone from GitHub, build both, into the cache
     .venv/bin/python scripts/build_peers.py --only tdoku          # one peer
-    .venv/bin/python scripts/build_peers.py --source-dir tdoku=../tdoku --source-dir fastdoku=../fastdoku  # offline
+    .venv/bin/python scripts/build_peers.py --source-dir tdoku=../tdoku --source-dir fastdoku=../fd  # offline
     .venv/bin/python scripts/build_peers.py --dry-run             # what it would do, building nothing
 
 The peers (nothing of them is shipped with or committed to this repository):
