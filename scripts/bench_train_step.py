@@ -45,6 +45,7 @@ BASELINE = "1b4e7c4"  # the last commit before issue 50's training work
 MODELS: dict[str, list[str]] = {"message_passing": ["model=9x9_mp", "logic=product_mp"],
                                 "evidence": ["model=9x9", "logic=lukasiewicz"]}
 BASELINE_PACKAGE = "_baseline_ltn"
+MOVED_MODULES: dict[str, str] = {"ltn_sudoku.logic.fields": "ltn_sudoku.logic.config.fields"}  # issue 47
 # the modules of the training step that issue 50 rewrote for speed: the baseline side runs them as they were
 STEP_MODULES: tuple[str, ...] = (*(f"ltn_sudoku/logic/groundings/hasvalue/{name}.py"
                                     for name in ("base", "evidence", "message_passing")),
@@ -66,6 +67,8 @@ def baseline_logic(rev: str, into: Path, repo: Path = ROOT, paths: tuple[str, ..
         except (OSError, subprocess.CalledProcessError) as e:
             raise SystemExit(f"bench_train_step: cannot read {path} at {rev} with git (a clone with its history is "
                              f"needed; --repo names another): {e}") from None
+        for moved, now in MOVED_MODULES.items():  # modules the old step imports that have moved since
+            old = old.replace(moved, now)
         (package / Path(path).relative_to("ltn_sudoku")).write_text(old)
     for source in (package / "logic").rglob("*.py"):
         source.write_text(source.read_text().replace("ltn_sudoku.logic", f"{BASELINE_PACKAGE}.logic"))
@@ -89,11 +92,7 @@ def side(name: str, logic: str, overrides: list[str], boards: int, batch: int, d
     def module(path: str) -> ModuleType:
         return importlib.import_module(f"{logic}.{path}")
 
-    data = module("board.data")
-    try:  # the board model moved from groundings/ into board/ (issue 47): a baseline copy may predate it
-        model_module = module("board.model")
-    except ModuleNotFoundError:
-        model_module = module("groundings.model")
+    data, model_module = module("board.data"), module("board.model")
     cfg = compose_config(overrides)
     config = model_module.ModelConfig.from_cfg(cfg.model)
     solvable = data.generated(9, "open_solvable", boards * 4 // 5, seed=7)
