@@ -45,7 +45,7 @@ BASELINE = "1b4e7c4"  # the last commit before issue 50's training work
 MODELS: dict[str, list[str]] = {"message_passing": ["model=9x9_mp", "logic=product_mp"],
                                 "evidence": ["model=9x9", "logic=lukasiewicz"]}
 BASELINE_PACKAGE = "_baseline_ltn"
-MOVED_MODULES: dict[str, str] = {"ltn_sudoku.logic.fields": "ltn_sudoku.logic.config.fields"}  # issue 47
+MOVED_MODULES: dict[str, str] = {"ltn_sudoku.logic.fields": "ltn_sudoku.logic.config.fields"}  # moved since
 # the modules of the training step that issue 50 rewrote for speed: the baseline side runs them as they were
 STEP_MODULES: tuple[str, ...] = (*(f"ltn_sudoku/logic/groundings/hasvalue/{name}.py"
                                     for name in ("base", "evidence", "message_passing")),
