@@ -44,6 +44,7 @@ def majority_accuracy(row: pd.Series, positive: str, negative: str) -> float | N
 
 # metric -> (the baseline's name, how to read it off a job's row): trivial predictors on the same validation boards
 BASELINES: dict[str, tuple[str, Callable[[pd.Series], float | None]]] = {
+    "val/solve/board_accuracy": ("singles loop", lambda r: r.get("val/solve/singles_loop")),
     "val/heuristics/macro_f1": ("always yes", lambda r: r.get("val/heuristics/always_yes_macro_f1")),
     "val/has_solution/accuracy": ("majority class", lambda r: majority_accuracy(
         r, "data.val.solvable", "data.val.impossible")),

@@ -47,8 +47,8 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_run_writes_checkpoints_metrics_and_tensorboard(trained: Path) -> None:
     assert (trained / "last.pt").is_file() and (trained / "best.pt").is_file()
     metrics = json.loads((trained / "metrics.json").read_text())
-    for key in ("val/solve/board_accuracy", "val/has_solution/accuracy", "val/is_correct/accuracy",
-                "val/heuristics/macro_f1", "train/boards_per_cpu_second"):
+    for key in ("val/solve/board_accuracy", "val/solve/singles_loop", "val/has_solution/accuracy",
+                "val/is_correct/accuracy", "val/heuristics/macro_f1", "train/boards_per_cpu_second"):
         assert key in metrics
     events = list((trained / "tb").rglob("events.out.tfevents.*"))
     assert len(events) >= 2  # the run's scalars and its hparams
@@ -281,3 +281,17 @@ def test_the_entry_point_refuses_a_checkpoint_it_cannot_resume_in_one_line(train
                               env=env, timeout=300)
         assert done.returncode == 2, done.stderr
         assert expected in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_validation_prints_the_singles_loop_beside_solved() -> None:
+    """val/solve/singles_loop is the singles loop's solved share on the validation puzzles themselves, checked
+    against tiers.singles_loop_solves (which tests each reached board with Board.is_valid_solution)."""
+    from ltn_sudoku.logic.board import data
+    from ltn_sudoku.logic.board.task import singles_loop_share
+    from ltn_sudoku.questions.tiers import singles_loop_solves
+
+    puzzles = data.generated(9, "open_solvable", 40, seed=5)
+    boards = [Board(row.tolist(), 9) for row in puzzles.puzzles.cpu().numpy()]
+    expected = float(singles_loop_solves(boards).mean())
+    assert 0.0 < expected < 1.0  # both outcomes occur, so the comparison can fail
+    assert singles_loop_share(puzzles, 9) == pytest.approx(expected)
