@@ -190,6 +190,15 @@ def test_two_job_sweep_and_its_table(tmp_path: Path) -> None:
     assert sorted(frame["logic.family"]) == ["goedel", "stable_product"]
     assert "val/solve/board_accuracy" in frame.columns
     assert (tmp_path / "plot.png").stat().st_size > 0
+    # a job recorded before validation logged the singles loop: --singles-loop rebuilds its puzzles from its config
+    # and finds the figure the other job (same data config, same puzzles) recorded
+    recorded = json.loads((sweep / "0" / "metrics.json").read_text())["val/solve/singles_loop"]
+    old = json.loads((sweep / "1" / "metrics.json").read_text())
+    del old["val/solve/singles_loop"]
+    (sweep / "1" / "metrics.json").write_text(json.dumps(old))
+    subprocess.run([sys.executable, "scripts/aggregate_sweep.py", str(sweep), "--csv", str(table), "--singles-loop"],
+                   cwd=REPO_ROOT, check=True, capture_output=True, env=env, timeout=300)
+    assert pd.read_csv(table)["val/solve/singles_loop"].tolist() == pytest.approx([recorded, recorded])
 
 
 # ---- classify-board with the LTN beside the symbolic answers ---------------------------------------------------------
