@@ -44,6 +44,7 @@ def majority_accuracy(row: pd.Series, positive: str, negative: str) -> float | N
 
 # metric -> (the baseline's name, how to read it off a job's row): trivial predictors on the same validation boards
 BASELINES: dict[str, tuple[str, Callable[[pd.Series], float | None]]] = {
+    "val/solve/board_accuracy": ("singles loop", lambda r: r.get("val/solve/singles_loop")),
     "val/heuristics/macro_f1": ("always yes", lambda r: r.get("val/heuristics/always_yes_macro_f1")),
     "val/has_solution/accuracy": ("majority class", lambda r: majority_accuracy(
         r, "data.val.solvable", "data.val.impossible")),
@@ -61,6 +62,38 @@ def job_row(job: Path) -> dict[str, object]:
         row[key] = OmegaConf.select(config, key, default=None)
     row.update(json.loads((job / "metrics.json").read_text()))
     return row
+
+
+SINGLES_LOOP = "val/solve/singles_loop"
+
+
+def singles_loop_from_config(config_file: Path, cache: dict[str, float]) -> float:
+    """The singles loop's solved share on a job's validation puzzles, for jobs run before validation recorded it:
+    the puzzles are rebuilt from the job's config (seeded: the same boards the job validated on). One computation per
+    distinct data config."""
+    from ltn_sudoku.logic.board.data import build_splits
+    from ltn_sudoku.logic.board.model import ModelConfig
+    from ltn_sudoku.logic.board.task import singles_loop_share
+
+    config = OmegaConf.load(config_file)
+    key = json.dumps([OmegaConf.to_container(config.data, resolve=False), config.seed, config.model.size])
+    if key not in cache:
+        splits = build_splits(config, ModelConfig.from_cfg(config.model))  # type: ignore[arg-type]
+        cache[key] = singles_loop_share(splits.val_puzzles, int(config.model.size))
+    return cache[key]
+
+
+def with_singles_loop(frame: pd.DataFrame, folder: Path) -> pd.DataFrame:
+    """Fill val/solve/singles_loop where a job's metrics lack it (rebuilt from its config)."""
+    cache: dict[str, float] = {}
+    frame = frame.copy()
+    if SINGLES_LOOP not in frame.columns:
+        frame[SINGLES_LOOP] = float("nan")
+    for i, row in frame.iterrows():
+        if pd.isna(row[SINGLES_LOOP]):
+            job = next(p.parent for p in folder.rglob(".hydra") if p.parent.name == row["job"])
+            frame.at[i, SINGLES_LOOP] = singles_loop_from_config(job / ".hydra" / "config.yaml", cache)
+    return frame
 
 
 def sweep_table(folder: Path) -> pd.DataFrame:
@@ -142,8 +175,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hue", default="train.epochs")
     parser.add_argument("--summary", type=Path, help="write the seeds' summary here (CSV: mean, 95 %% interval, "
                         "baseline per setting and metric)")
+    parser.add_argument("--singles-loop", action="store_true", help="jobs run before validation recorded "
+                        f"{SINGLES_LOOP}: rebuild their validation puzzles from the config and run the singles loop "
+                        "on them (the solved share's baseline; a minute or two per distinct data config)")
     args = parser.parse_args(argv)
     frame = sweep_table(args.folder)
+    if args.singles_loop:
+        frame = with_singles_loop(frame, args.folder)
     shown = [c for c in ("job", *CONFIG_COLUMNS, *SUMMARY_COLUMNS) if c in frame.columns]
     seeds = summary(frame, [c for c in SUMMARY_COLUMNS if c in frame.columns])
     with pd.option_context("display.width", 200, "display.max_columns", 30):

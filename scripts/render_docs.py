@@ -376,7 +376,7 @@ def render_sweeps() -> str:
     meta = _meta(RESULTS / "sweeps" / "sweeps.json")
     out = ["# Logics: t-norm sweeps\n", GENERATED.format(source="docs/results/sweeps/"), meta["intro"] + "\n"]
     for sweep in meta["sweeps"]:
-        frame = pd.read_csv(RESULTS / "sweeps" / sweep["file"])
+        frame = pd.read_csv(RESULTS / "sweeps" / sweep["file"]).round(3)  # aggregate_sweep's CSVs hold full floats
         out.append(f"## {sweep['title']}\n")
         out.append(sweep["note"] + "\n")
         out.append(_provenance({**sweep, "files": [f"docs/results/sweeps/{sweep['file']}"]}))

@@ -86,3 +86,20 @@ def test_the_check_fails_on_a_dead_existential() -> None:
     assert first.satisfaction["cell_has_value"] == pytest.approx(0.25, abs=1e-6)
     assert first.satisfaction["cell_has_value"] == pytest.approx(second.satisfaction["cell_has_value"], abs=1e-7)
     assert axiom_gradient_norms(model, first.truths)["cell_has_value"] < 1e-8
+
+
+@pytest.mark.parametrize("exists_axioms", [True, False])
+def test_the_existential_switch_takes_both_out_of_satagg_and_keeps_reporting_them(exists_axioms: bool) -> None:
+    """model.exists_axioms=false (model=9x9's choice, docs/results/sweeps.md): cell_has_value and unit_has_digit
+    leave SatAgg (no truth on the graph, no gradient from them) and are still reported as `sat/` figures; true puts
+    both in (unit_has_digit also needs model.unit_axiom)."""
+    cfg = compose_config(["model=4x4", "logic=lukasiewicz", f"model.exists_axioms={str(exists_axioms).lower()}",
+                          *TINY["4x4"]])
+    torch.manual_seed(0)
+    model = LtnSudoku(ModelConfig.from_cfg(cfg.model))
+    result = objective(model, build_operators(cfg.logic), _batch(3, list(cfg.model.techniques)))
+    existentials = {"cell_has_value", "unit_has_digit"}
+    assert (existentials <= set(result.truths)) == exists_axioms
+    assert not exists_axioms or axiom_gradient_norms(model, result.truths)["cell_has_value"] > 1e-8
+    assert existentials & set(result.truths) == (existentials if exists_axioms else set())
+    assert existentials <= {name.split(" ")[0] for name in result.satisfaction}  # reported either way

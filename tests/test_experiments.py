@@ -29,7 +29,8 @@ IGNORED_KEYS: tuple[str, ...] = tuple(f"{group}.{key}" for group, keys in IGNORE
 # keys added after a checkpoint was trained, at the value the code used while they were absent
 ADDED_LATER: dict[str, Any] = {
     "model.hasvalue": "evidence", "model.solution_inputs": "symbolic", "model.message_dim": 16,
-    "model.unit_axiom": False, "model.detach_every": 0, "model.exists_last": False, "train.curriculum.epochs": 0,
+    "model.unit_axiom": False, "model.detach_every": 0, "model.exists_last": False, "model.exists_axioms": True,
+    "train.curriculum.epochs": 0,
     "train.curriculum.start_givens": 30, "train.amp": False, "train.compile": False,
     "data.kaggle_rows.train": 3000, "data.kaggle_rows.val": 150, "train.warp_once_explained": False,
     "data.train.boards_path": None, "data.train.boards_limit": 0, "data.train.boards_origin": "generated",

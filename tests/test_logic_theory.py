@@ -57,6 +57,10 @@ def test_switches_and_weights_read_the_config() -> None:
     assert not when("model.unit_axiom").on(switches) and when("train.supervised").on(switches)
     assert not when("train.rules_weight").on(switches)  # a weight of 0 switches its axiom off
     assert str(ALWAYS) == "always" and str(NEVER) == "never (reported)" and str(when("a.b")) == "`a.b`"
+    both = when("model.exists_axioms", "model.unit_axiom")  # unit_has_digit: both keys true
+    assert str(both) == "`model.exists_axioms` and `model.unit_axiom`"
+    assert not both.on({"model.exists_axioms": True, "model.unit_axiom": False})
+    assert both.on({"model.exists_axioms": True, "model.unit_axiom": True})
     rules = VISUAL_THEORY.axiom("rules_on_valid")
     assert rules.weight == ConfigKey("train.rules_weight")
     assert weight_of(rules, {"train.rules_weight": 0.25}) == pytest.approx(0.25)

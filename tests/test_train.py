@@ -47,8 +47,8 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_run_writes_checkpoints_metrics_and_tensorboard(trained: Path) -> None:
     assert (trained / "last.pt").is_file() and (trained / "best.pt").is_file()
     metrics = json.loads((trained / "metrics.json").read_text())
-    for key in ("val/solve/board_accuracy", "val/has_solution/accuracy", "val/is_correct/accuracy",
-                "val/heuristics/macro_f1", "train/boards_per_cpu_second"):
+    for key in ("val/solve/board_accuracy", "val/solve/singles_loop", "val/has_solution/accuracy",
+                "val/is_correct/accuracy", "val/heuristics/macro_f1", "train/boards_per_cpu_second"):
         assert key in metrics
     events = list((trained / "tb").rglob("events.out.tfevents.*"))
     assert len(events) >= 2  # the run's scalars and its hparams
@@ -190,6 +190,15 @@ def test_two_job_sweep_and_its_table(tmp_path: Path) -> None:
     assert sorted(frame["logic.family"]) == ["goedel", "stable_product"]
     assert "val/solve/board_accuracy" in frame.columns
     assert (tmp_path / "plot.png").stat().st_size > 0
+    # a job recorded before validation logged the singles loop: --singles-loop rebuilds its puzzles from its config
+    # and finds the figure the other job (same data config, same puzzles) recorded
+    recorded = json.loads((sweep / "0" / "metrics.json").read_text())["val/solve/singles_loop"]
+    old = json.loads((sweep / "1" / "metrics.json").read_text())
+    del old["val/solve/singles_loop"]
+    (sweep / "1" / "metrics.json").write_text(json.dumps(old))
+    subprocess.run([sys.executable, "scripts/aggregate_sweep.py", str(sweep), "--csv", str(table), "--singles-loop"],
+                   cwd=REPO_ROOT, check=True, capture_output=True, env=env, timeout=300)
+    assert pd.read_csv(table)["val/solve/singles_loop"].tolist() == pytest.approx([recorded, recorded])
 
 
 # ---- classify-board with the LTN beside the symbolic answers ---------------------------------------------------------
@@ -281,3 +290,17 @@ def test_the_entry_point_refuses_a_checkpoint_it_cannot_resume_in_one_line(train
                               env=env, timeout=300)
         assert done.returncode == 2, done.stderr
         assert expected in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_validation_prints_the_singles_loop_beside_solved() -> None:
+    """val/solve/singles_loop is the singles loop's solved share on the validation puzzles themselves, checked
+    against tiers.singles_loop_solves (which tests each reached board with Board.is_valid_solution)."""
+    from ltn_sudoku.logic.board import data
+    from ltn_sudoku.logic.board.task import singles_loop_share
+    from ltn_sudoku.questions.tiers import singles_loop_solves
+
+    puzzles = data.generated(9, "open_solvable", 40, seed=5)
+    boards = [Board(row.tolist(), 9) for row in puzzles.puzzles.cpu().numpy()]
+    expected = float(singles_loop_solves(boards).mean())
+    assert 0.0 < expected < 1.0  # both outcomes occur, so the comparison can fail
+    assert singles_loop_share(puzzles, 9) == pytest.approx(expected)

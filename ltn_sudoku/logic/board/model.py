@@ -205,6 +205,7 @@ class ModelConfig:
     detach_every: int = 0  # training: detach hasValue's recurrent state every so many steps (0 = never)
     solution_inputs: str = "symbolic"  # what hasSolution reads (SOLUTION_INPUTS); checkpoints without it: symbolic
     exists_last: bool = False  # train the existential rule axioms on the last step only (collisions on every kb step)
+    exists_axioms: bool = True  # the existential rule axioms in SatAgg at all (false: reported only; docs/ltn.md)
 
     @classmethod
     def from_cfg(cls, cfg: Mapping[str, Any]) -> ModelConfig:
@@ -221,7 +222,8 @@ class ModelConfig:
                    heuristic_hidden=int(cfg["heuristic_hidden"]), techniques=tuple(cfg["techniques"]),
                    unit_axiom=bool(cfg.get("unit_axiom", False)), detach_every=int(cfg.get("detach_every", 0)),
                    solution_inputs=str(cfg.get("solution_inputs", "symbolic")),
-                   exists_last=bool(cfg.get("exists_last", False)))
+                   exists_last=bool(cfg.get("exists_last", False)),
+                   exists_axioms=bool(cfg.get("exists_axioms", True)))
 
 
 class LtnSudoku(nn.Module):

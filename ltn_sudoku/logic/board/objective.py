@@ -70,8 +70,8 @@ def objective(model: LtnSudoku, ops: Operators, batch: BoardSet, supervised: boo
     process's shard of the global batch: it concatenates every process's per-board truths, so each ∀b (not a mean over
     boards) sees the global batch. One process: the identity."""
     config = model.config
-    switches: dict[str, object] = {"model.unit_axiom": config.unit_axiom, "train.supervised": supervised,
-                                   "model.techniques": bool(config.techniques)}
+    switches: dict[str, object] = {"model.unit_axiom": config.unit_axiom, "model.exists_axioms": config.exists_axioms,
+                                   "train.supervised": supervised, "model.techniques": bool(config.techniques)}
     defined = [name for name in config.techniques if name in DEFINITIONS]
     return close_and_aggregate(BOARD_THEORY, ops, gather(ground(model, ops, batch, supervised)), switches,
                                config.exists_last, {"definition": defined})

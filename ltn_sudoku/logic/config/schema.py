@@ -125,6 +125,7 @@ class LtnModelConfig:
     detach_every: int = at_least(0, 0)  # truncate backpropagation every so many steps (0 = through all steps)
     unit_axiom: bool = False  # the unit_has_digit axiom joins the rules in the loss
     exists_last: bool = False  # the existential axioms on the last step only
+    exists_axioms: bool = True  # the existential axioms (cell_has_value, unit_has_digit) in the loss at all
     solution_inputs: str = one_of(tuple(SOLUTION_INPUTS))
     solution_hidden: int = at_least(1)
     heuristic_hidden: int = at_least(1)

@@ -65,19 +65,21 @@ class ConfigKey:
 @dataclass(frozen=True)
 class Switch:
     """What puts an axiom into SatAgg: always (no key), never (`reported_only`: its satisfaction is reported, never
-    trained), or the truth of a config key."""
+    trained), or the truth of config keys (all of them)."""
 
-    key: ConfigKey | None = None
+    keys: tuple[ConfigKey, ...] = ()
     reported_only: bool = False
 
     def on(self, switches: Mapping[str, object]) -> bool:
         """Whether the config puts the axiom into SatAgg (`switches`: config key -> value)."""
         if self.reported_only:
             return False
-        return self.key is None or bool(self.key.read(switches))
+        return all(bool(key.read(switches)) for key in self.keys)
 
     def __str__(self) -> str:
-        return "never (reported)" if self.reported_only else "always" if self.key is None else f"`{self.key.name}`"
+        if self.reported_only:
+            return "never (reported)"
+        return " and ".join(f"`{key.name}`" for key in self.keys) if self.keys else "always"
 
 
 ALWAYS, NEVER = Switch(), Switch(reported_only=True)
@@ -100,9 +102,9 @@ class ByConstruction:
         return f"{where}: {self.why}"
 
 
-def when(key: str) -> Switch:
-    """In SatAgg when this config key is true (a weight key: when it is non-zero)."""
-    return Switch(ConfigKey(key))
+def when(*keys: str) -> Switch:
+    """In SatAgg when these config keys are all true (a weight key: when it is non-zero)."""
+    return Switch(tuple(ConfigKey(key) for key in keys))
 
 
 class SatAgg(Enum):
@@ -212,7 +214,8 @@ HV, HS, RH = "hasValue", "hasSolution", "recommendsHeuristic"
 BOARD_THEORY = Theory("board", (
     Axiom("givens", "∀b,c,v G(b,c,v) → HV(b,c,v)", "nothing (clamping satisfies it)", Steps.LAST, forall_boards,
           switch=NEVER, by_construction=ByConstruction("the givens are clamped into hasValue")),
-    Axiom("cell_has_value", "∀b,c ∃v HV(b,c,v)", HV, Steps.KB_EXISTS, forall_boards),
+    Axiom("cell_has_value", "∀b,c ∃v HV(b,c,v)", HV, Steps.KB_EXISTS, forall_boards,
+          switch=when("model.exists_axioms")),
     Axiom("one_value_per_cell", "∀b,c ∀v1≠v2 ¬(HV(b,c,v1) ∧ HV(b,c,v2))", HV, Steps.KB, forall_boards,
           by_construction=ByConstruction("hasValue is a softmax over a cell's digits, so two digits' Łukasiewicz "
                                          "conjunction max(0, a + b − 1) is 0", frozenset({"lukasiewicz"}))),
@@ -220,7 +223,7 @@ BOARD_THEORY = Theory("board", (
     Axiom("col", "∀b ∀c1≠c2 ∀v isSameCol(c1,c2) → ¬(HV(b,c1,v) ∧ HV(b,c2,v))", HV, Steps.KB, forall_boards),
     Axiom("block", "∀b ∀c1≠c2 ∀v isSameBlock(c1,c2) → ¬(HV(b,c1,v) ∧ HV(b,c2,v))", HV, Steps.KB, forall_boards),
     Axiom("unit_has_digit", "∀b,u,v ∃c inUnit(c,u) ∧ HV(b,c,v)", HV, Steps.KB_EXISTS, forall_boards,
-          switch=when("model.unit_axiom")),
+          switch=when("model.exists_axioms", "model.unit_axiom")),
     Axiom("supervised", "∀b,c,v Sol(b,c,v) → HV(b,c,v)", HV, Steps.LAST, forall_boards,
           switch=when("train.supervised"), reported=False),
     Axiom("has_solution", "∀b:solvable(b) hasSolution(b)", HS, Steps.LAST, LABELLED),
