@@ -166,6 +166,7 @@ def plot(curve: pd.DataFrame, sets: list[str], path: Path) -> None:
     unit = "training states (branch states)" if keys[0] == "experiment" else "training boards seen"
     for axes, label in ((left, "solved without search (%)"), *((r, "mean wrong guesses") for r in rights)):
         axes.set_xscale("symlog", linthresh=int(min(curve.boards[curve.boards > 0], default=1)))  # b0 drawn at 0
+        axes.set_xlim(0 if (curve.boards == 0).any() else curve.boards.min() / 1.5, curve.boards.max() * 1.5)
         axes.set_xlabel(unit)
         axes.set_ylabel(label)
         axes.legend(fontsize=7)
