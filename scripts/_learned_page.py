@@ -48,7 +48,7 @@ def tier_tables(tiers: pd.DataFrame, models: dict[str, dict[str, object]]) -> li
 
 
 CURVE_COMMAND = ("python scripts/learning_curve.py --chain --variants rules_only,supervised --min-boards 1000 "
-                 "--max-boards 256000 --chain-step 4000 --eval-sets generated_17_40,kaggle_3m_test --eval-split test "
+                 "--max-boards 256000 --chain-step 16000 --eval-sets generated_17_40,kaggle_3m_test --eval-split test "
                  "--eval-order root --eval-puzzles 200 --out-dir checkpoints/curve --record docs/results/learned/curve")
 INTRO = ("The package's question, answered where it is hardest to fool: the learned hasValue models that get no crisp "
          "input (message passing trained by the rules alone, and the same trained with the solutions as a "
