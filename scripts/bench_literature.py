@@ -12,6 +12,9 @@ rrn_recipe), else the set is listed as not measured. On a seeded sample of its p
 - each model's supervision, inputs and training compute, read from its checkpoint and the metrics.json beside it.
 
 --extra NAME=PATH adds a checkpoint of one's own (e.g. a run of conf/experiment/original_9x9.yaml).
+--original NAME=RUN_DIR records a finished run of the original system's recipe (conf/experiment/original_*.yaml) in
+original.csv: its last validation (solved, the singles loop on the same puzzles, hasSolution, isCorrect) and its
+compute, read from RUN_DIR/metrics.json; a 9x9 run also goes in as --extra NAME=RUN_DIR/best.pt.
 
 Writes ours.csv (one row per set and model), models.csv (one row per model) and literature.json (command, date, CPU,
 peak memory, seconds) to --out (default docs/results/literature/). The published figures beside them are
@@ -84,6 +87,22 @@ def describe(name: str, path: Path) -> dict[str, Any]:
             "train_cpu_hours": round(float(training.get("train/cpu_seconds", float("nan"))) / 3600, 3)}
 
 
+ORIGINAL_FIGURES = {"val/solve/board_accuracy": "solved", "val/solve/singles_loop": "singles_loop",
+                    "val/states/board_accuracy": "states_completed", "val/has_solution/accuracy": "has_solution_accuracy",
+                    "val/is_correct/accuracy": "is_correct_accuracy", "train/epoch": "epochs",
+                    "train/boards_seen": "train_boards_seen", "train/cpu_seconds": "train_cpu_seconds"}
+
+
+def original_row(name: str, run: Path) -> dict[str, Any]:
+    """A finished run of the original recipe: its last validation and compute (metrics.json), its size (best.pt)."""
+    metrics = json.loads((run / "metrics.json").read_text())
+    missing = [key for key in ORIGINAL_FIGURES if key not in metrics]
+    if missing:
+        raise ValueError(f"{run / 'metrics.json'}: no {', '.join(missing)} (a finished training run's file?)")
+    size = int(load_checkpoint(run / "best.pt")["config"]["model"]["size"])
+    return {"model": name, "size": f"{size}x{size}", **{col: metrics[key] for key, col in ORIGINAL_FIGURES.items()}}
+
+
 def singles_solved(boards: list[Board]) -> np.ndarray:
     """(B,) bool: the singles loop completes the puzzle (a completed board of the loop is a solution)."""
     reached = singles_loop_batch(np.array([b.values for b in boards]), 9)
@@ -116,10 +135,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--extra", action="append", default=[], metavar="NAME=PATH",
                         help="also measure this 9x9 checkpoint under NAME, e.g. original_9x9=outputs/original_9x9/"
                              "best.pt (repeatable)")
+    parser.add_argument("--original", action="append", default=[], metavar="NAME=RUN_DIR",
+                        help="a finished run of conf/experiment/original_*.yaml: its figures in original.csv, and a "
+                             "9x9 one measured on the sets as --extra NAME=RUN_DIR/best.pt (repeatable)")
     args = parser.parse_args(argv)
     if args.puzzles < 1:
         parser.error("--puzzles must be at least 1")
     paths = {name: CHECKPOINTS_DIR / f"{name}.pt" for name in SHIPPED}
+    originals = []
+    for original in args.original:
+        name, _, run = original.partition("=")
+        if not name or not run or not (Path(run) / "best.pt").is_file():
+            parser.error(f"--original {original}: expected NAME=RUN_DIR of a finished run (RUN_DIR/best.pt)")
+        try:
+            originals.append(original_row(name, Path(run)))
+        except (ValueError, OSError) as e:
+            parser.error(f"--original {original}: {str(e).splitlines()[0]}")
+        if originals[-1]["size"] == "9x9":
+            args.extra.append(f"{name}={Path(run) / 'best.pt'}")
     for extra in args.extra:
         name, _, path = extra.partition("=")
         if not name or not path or name in paths:
@@ -141,6 +174,11 @@ def main(argv: list[str] | None = None) -> int:
     atomic_write_text(args.out / "ours.csv", pd.DataFrame(rows).to_csv(index=False))
     described = pd.DataFrame([describe(name, path) for name, path in paths.items()])
     atomic_write_text(args.out / "models.csv", described.to_csv(index=False))
+    if originals:  # their own provenance: the runs are not shipped, so a later run without --original keeps them
+        atomic_write_text(args.out / "original.csv", pd.DataFrame(originals).to_csv(index=False))
+        atomic_write_text(args.out / "original.json", json.dumps(
+            {"command": "python scripts/bench_literature.py " + " ".join(f"--original {o}" for o in args.original),
+             "date": datetime.date.today().isoformat(), "cpu": cpu_name()}, indent=2) + "\n")
     info = {"command": "python " + " ".join(shlex.quote(a) for a in ["scripts/bench_literature.py",
                                                                       *(argv if argv is not None else sys.argv[1:])]),
             "date": datetime.date.today().isoformat(), "cpu": cpu_name(), "cores": os.cpu_count(),

@@ -570,11 +570,26 @@ def render_literature() -> str:
     out.append("The system this package grew from trained for 20 epochs on four generated board classes (closed "
                "valid, closed invalid, open solvable, open impossible) at 20,000 boards a class for 4x4 and 500 for "
                "9x9. Its recipe on today's code is `conf/experiment/original_4x4.yaml` and `original_9x9.yaml` "
-               "(the open classes train, the closed ones calibrate isCorrect on validation). No checkpoint of it "
-               "ships and no figure of it is on this page yet:\n\n"
+               "(the open classes train, the closed ones calibrate isCorrect on validation; today's default model "
+               "and logic files). No checkpoint of it ships; its runs are made and recorded with:\n\n"
                "    python -m ltn_sudoku.train +experiment=original_9x9 run_dir=outputs/original_9x9\n"
                "    python -m ltn_sudoku.train +experiment=original_4x4 run_dir=outputs/original_4x4\n"
-               "    python scripts/bench_literature.py --extra original_9x9=outputs/original_9x9/best.pt\n")
+               "    python scripts/bench_literature.py --original original_9x9=outputs/original_9x9 "
+               "--original original_4x4=outputs/original_4x4\n")
+    if (folder / "original.csv").is_file():
+        original = pd.read_csv(folder / "original.csv")
+        info = _meta(folder / "original.json")
+        out.append(f"Recorded: {info['date']}, {info['cpu']}; files: `docs/results/literature/original.csv` "
+                   "(the runs' last validation, read from their metrics.json).\n")
+        out.append("Each run's validation puzzles (generated, seeded, held out from its training boards) with the "
+                   "singles loop on the same puzzles beside it; the 9x9 run is also measured on the sets above, "
+                   "beside the shipped models on the same puzzles (its row in the table above).\n")
+        out.append(_table(("run", "size", "solved (as given)", "singles loop", "states completed",
+                           "hasSolution acc.", "isCorrect acc.", "epochs", "training boards seen", "training CPU s"),
+                          [(r.model, r.size, _percent(r.solved), _percent(r.singles_loop),
+                            _percent(r.states_completed), _percent(r.has_solution_accuracy),
+                            _percent(r.is_correct_accuracy), int(r.epochs), f"{int(r.train_boards_seen):,}",
+                            f"{r.train_cpu_seconds:,.0f}") for r in original.itertuples()], "llrrrrrrrr"))
     return "\n".join(out) + "\n"
 
 
