@@ -54,7 +54,7 @@ from ltn_sudoku.logic.board.evaluate import sample_public  # noqa: E402
 from ltn_sudoku.logic.board.model_order import ModelOrder  # noqa: E402
 from ltn_sudoku.logic.checkpoints import load_checkpoint  # noqa: E402
 from ltn_sudoku.paths import CHECKPOINTS_DIR, DataNotFound  # noqa: E402
-from ltn_sudoku.questions.tiers import singles_loop_batch  # noqa: E402
+from ltn_sudoku.questions.tiers import singles_loop_completes  # noqa: E402
 
 OUT = ROOT / "docs" / "results" / "literature"
 SEED = 46
@@ -105,8 +105,7 @@ def original_row(name: str, run: Path) -> dict[str, Any]:
 
 def singles_solved(boards: list[Board]) -> np.ndarray:
     """(B,) bool: the singles loop completes the puzzle (a completed board of the loop is a solution)."""
-    reached = singles_loop_batch(np.array([b.values for b in boards]), 9)
-    return np.asarray((reached > 0).all(axis=1))
+    return singles_loop_completes(np.array([b.values for b in boards]), 9)
 
 
 def measure_set(name: str, count: int, models: dict[str, ModelOrder]) -> tuple[list[dict[str, Any]], str]:

@@ -118,6 +118,12 @@ def singles_loop_outcome(puzzles: np.ndarray, n: int) -> tuple[np.ndarray, np.nd
     return values, refuted
 
 
+def singles_loop_completes(puzzles: np.ndarray, n: int) -> np.ndarray:
+    """(m,) bool: whether the singles loop completes each (m, n*n) puzzle; a completed board of the loop is a solution
+    (it stops at a dead end), so this is the baseline's solved."""
+    return np.asarray((singles_loop_batch(puzzles, n) > 0).all(axis=1))
+
+
 def singles_loop_solves(boards: Sequence[Board]) -> np.ndarray:
     """(m,) bool: whether the singles loop completes each board to a solution (the baseline's solved)."""
     if not boards:

@@ -23,7 +23,7 @@ from ltn_sudoku.logic.errors import ConfigError
 from ltn_sudoku.logic.kb.aggregate import Gather
 from ltn_sudoku.logic.kb.operators import Operators, build_operators
 from ltn_sudoku.logic.training.task import PICTURE_BOARDS, EpochBatches, Outcome, Step, Writer
-from ltn_sudoku.questions.tiers import singles_loop_batch
+from ltn_sudoku.questions.tiers import singles_loop_completes
 from ltn_sudoku.render.raster import hasvalue_images
 
 # the validation figures a board run may monitor (train.monitor; the schema accepts these)
@@ -32,8 +32,8 @@ from ltn_sudoku.render.raster import hasvalue_images
 def singles_loop_share(puzzles: data.BoardSet, n: int) -> float:
     """The share of the puzzles the singles loop (naked and hidden singles to their fixpoint, ~20 lines) completes:
     the baseline printed beside the model's solved share, so that no learned figure stands alone."""
-    reached = singles_loop_batch(to_numpy(puzzles.puzzles), n)
-    return float((reached > 0).all(-1).mean()) if len(reached) else float("nan")
+    completed = singles_loop_completes(to_numpy(puzzles.puzzles), n)
+    return float(completed.mean()) if len(completed) else float("nan")
 
 
 def validate(model: LtnSudoku, ops: Operators, splits: Splits) -> dict[str, float]:
