@@ -127,6 +127,7 @@ class Answerer:
     ltn_dead_ends: bool = False
     ltn_search: int = 0
     ltn_complete: int = 0
+    ltn_tolerance: float | None = None  # None: the predictor's SETTLE_TOLERANCE; 0: every refinement step
     device: str = "cpu"
     visual: ReportSection | None = None  # the visual model's answers on a board read from images
     _engine: Engine | None = field(default=None, repr=False)
@@ -145,7 +146,8 @@ class Answerer:
             from ltn_sudoku.logic.board.predict import LtnAnswers  # torch is imported only when the LTN answers
 
             self._ltn = LtnAnswers(self.checkpoint, dead_ends=self.ltn_dead_ends, search_budget=self.ltn_search,
-                                   device=self.device, complete=self.ltn_complete)
+                                   device=self.device, complete=self.ltn_complete,
+                                   **({} if self.ltn_tolerance is None else {"tolerance": self.ltn_tolerance}))
         return self._ltn
 
     def ltn_sections(self, boards: Sequence[Board]) -> list[ReportSection] | None:

@@ -6,6 +6,7 @@ it; the script prints that floor, one board answered alone against the same boar
 
     .venv/bin/python scripts/bench_classify_ltn.py [--boards 400] [--dead-end-boards 6] [--no-command | --command-only]
     .venv/bin/python scripts/bench_classify_ltn.py --complete-only [--complete-sizes kaggle_3m_test=100,top1465=50]
+    .venv/bin/python scripts/bench_classify_ltn.py --settle-only [--boards 1536]
 
 Parts: the symbolic default answers (Q1/Q2 with every move's exact dead-end flag, and Q3: techniques and the solving
 path), classify() per board; the LTN answers (isCorrect / hasSolution, hasValue after refinement, move confidences,
@@ -20,6 +21,11 @@ board of the LTN section without the complete solver (the baseline), with it to 
 with the uniqueness proof (limit 2), as ratios; the solver's mean wrong guesses, nodes and model calls beside the
 ascending and fewest-places orders' on the same boards (the same solver without a model); every answer checked
 against the exact solver's solution.
+
+The settle section (--settle; alone with --settle-only): per Kaggle set, the LTN section with every board refined for
+all of the checkpoint's eval_steps (tolerance 0, the old answer) beside the default, where each board stops once a step
+moves none of its truths by more than SETTLE_TOLERANCE; the same boards, interleaved passes (best of 3), the steps the
+boards ran, whether every decision is the same and the largest difference of any answer number.
 """
 
 from __future__ import annotations
@@ -45,7 +51,8 @@ from ltn_sudoku.branching.orders import Ascending, FewestPlaces  # noqa: E402
 from ltn_sudoku.branching.solver import solve  # noqa: E402
 from ltn_sudoku.exact import solve as exact_solve  # noqa: E402
 from ltn_sudoku.io.kaggle import read_kaggle  # noqa: E402
-from ltn_sudoku.logic.board.predict import LtnAnswers  # noqa: E402
+from ltn_sudoku.logic.board.predict import SETTLE_TOLERANCE, LtnAnswers  # noqa: E402
+from ltn_sudoku.logic.groundings.grounding import encode_boards, one_hot_givens  # noqa: E402
 from ltn_sudoku.paths import DATA_DIR, REPO_ROOT  # noqa: E402
 from ltn_sudoku.questions.engine import Engine  # noqa: E402
 from ltn_sudoku.questions.report import classify  # noqa: E402
@@ -60,10 +67,51 @@ COMPLETE_SEED = 2026
 
 def real_boards(count: int) -> list[Board]:
     """`count` quizzes of the shipped sample, an equal share of each Kaggle set, in file order."""
+    return [b for boards in real_boards_by_set(count).values() for b in boards][:count]
+
+
+def real_boards_by_set(count: int) -> dict[str, list[Board]]:
+    """An equal share of `count` quizzes from each shipped Kaggle sample, by file name, in file order."""
     files = sorted(SAMPLE.glob("*.csv.gz"))
     share = math.ceil(count / len(files))
-    boards = [r.board for f in files for r in itertools.islice(read_kaggle(f), share)]
-    return boards[:count]
+    return {f.name.split("_sample")[0]: [r.board for r in itertools.islice(read_kaggle(f), share)] for f in files}
+
+
+def settle_section(count: int, repeats: int = 3) -> None:
+    """The LTN section refining every board all the way (tolerance 0) beside the default, each board stopping once
+    settled, on the same real rows; exits 1 when a decision differs."""
+    full, settled = LtnAnswers(tolerance=0.0), LtnAnswers()
+    print(f"  settle: the LTN section with every board refined all the way (tolerance 0) against the default "
+          f"(a board stops once a step moves none of its truths by more than {SETTLE_TOLERANCE:g}); CPU ms per board, "
+          f"best of {repeats} interleaved passes")
+    print(f"  {'set':<12} {'boards':>6} {'all steps':>10} {'settled':>8} {'ratio':>6} {'steps ran':>12} "
+          f"{'same decisions':>15} {'largest difference':>19}")
+    same_everywhere = True
+    for name, boards in real_boards_by_set(count).items():
+        full.sections(boards[:2])
+        settled.sections(boards[:2])
+        times: dict[str, list[float]] = {"full": [], "settled": []}
+        answers: dict[str, list[dict[str, Any]]] = {}
+        for _ in range(repeats):
+            for key, ltn in (("full", full), ("settled", settled)):
+                out: list[dict[str, Any]] = []
+                times[key].append(cpu_ms_per_board(lambda: out.extend(a.ltn_dict() for a in ltn.sections(boards)),
+                                                   len(boards)))
+                answers[key] = out
+        predictor = settled.predictor(9)
+        assert predictor is not None
+        with torch.inference_mode():
+            givens = one_hot_givens(encode_boards(boards, 9, "cpu"), 9)
+            _, ran = predictor.model.settle(givens, tolerance=SETTLE_TOLERANCE)
+        same = all(decided(a) == decided(b) for a, b in zip(answers["full"], answers["settled"]))
+        same_everywhere &= same
+        worst = max(largest_difference(a, b) for a, b in zip(answers["full"], answers["settled"]))
+        fast, slow = min(times["settled"]), min(times["full"])
+        steps = f"{ran.float().mean():.1f} of {predictor.model.config.eval_steps}"
+        print(f"  {name:<12} {len(boards):>6} {slow:>10.2f} {fast:>8.2f} {slow / fast:>5.2f}x {steps:>12} "
+              f"{str(same):>15} {worst:>19.1e}")
+    if not same_everywhere:
+        raise SystemExit("a settled LTN answer decides differently from the fully refined one")
 
 
 def cpu_ms_per_board(work: Callable[[], Any], boards: int) -> float:
@@ -174,6 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-command", action="store_true", help="skip timing the whole CLI command")
     parser.add_argument("--command-only", action="store_true", help="time only the whole CLI command")
     parser.add_argument("--complete-only", action="store_true", help="run only the complete-solver section")
+    parser.add_argument("--settle-only", action="store_true", help="run only the settle section (--boards rows)")
     parser.add_argument("--complete-sizes", default=COMPLETE_SIZES, metavar="SET=N,...",
                         help=f"sets and puzzles of the complete-solver section (default {COMPLETE_SIZES})")
     parser.add_argument("--complete-checkpoints", default=COMPLETE_CHECKPOINTS, metavar="PT,...",
@@ -181,6 +230,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.complete_only:
         complete_solver_section(args.complete_sizes, args.complete_checkpoints)
+        print(f"peak memory (max RSS of this process): "
+              f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+        return 0
+    if args.settle_only:
+        settle_section(args.boards)
         print(f"peak memory (max RSS of this process): "
               f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
         return 0
@@ -197,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     classify(boards[0], engine=engine)  # warm up: numba loads its compiled code on first use
     symbolic = cpu_ms_per_board(lambda: [classify(b, engine=engine) for b in boards], count)
 
-    ltn = LtnAnswers()
+    ltn = LtnAnswers(tolerance=0.0)  # every board every step: batching alone is compared here (settle: below)
     ltn.sections(boards[:2])  # load the checkpoint
     one_by_one: list[dict[str, Any]] = []
     single = cpu_ms_per_board(lambda: one_by_one.extend(ltn.section(b).ltn_dict() for b in boards), count)
@@ -234,6 +288,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"against themselves twice in one batch: {floor:.1e})")
     if worst > TOLERANCE or not decisions:
         raise SystemExit("batched LTN answers differ from the board-by-board ones")
+    settle_section(count)
     complete_solver_section(args.complete_sizes, args.complete_checkpoints)
     if not args.no_command:
         print(f"  whole command `python -m ltn_sudoku classify FILE --json` (child process, start-up included): "

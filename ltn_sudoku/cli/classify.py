@@ -94,6 +94,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         "unique solution from several) or proves there is none, and reports nodes, wrong guesses "
                         "and model calls, in all and at the first solution (JSON key ltn.complete_solver; default 0: "
                         "off)")
+    p.add_argument("--ltn-tolerance", type=float, default=None, metavar="T",
+                   help="each board's hasValue refinement stops once a step moves none of its truths by more than T "
+                        "(default 1e-4: on real Kaggle rows the same decisions as every step, truths within 3e-4; "
+                        "0: every board runs every step, the numbers of the model as trained to answer)")
     p.add_argument("--visual-checkpoint", type=Path, metavar="PT",
                    help="PATH is a .npz of handwritten cell images (`images`, (n*n, 28, 28) uint8, row-major; "
                         "docs/visual.md): this visual model reads the digits and answers isCorrect, then Q1-Q3 run "
@@ -156,6 +160,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--ltn-search {args.ltn_search}: expected a number of boards, 0 for no search")
     if args.ltn_complete < 0:
         raise UsageError(f"--ltn-complete {args.ltn_complete}: expected a number of solutions, 0 for no solver")
+    if args.ltn_tolerance is not None and not 0 <= args.ltn_tolerance < 1:
+        raise UsageError(f"--ltn-tolerance {args.ltn_tolerance}: expected a truth change in [0, 1)")
     if args.no_ltn and (args.ltn_search or args.ltn_complete):
         raise UsageError("--ltn-search and --ltn-complete add to the LTN section, which --no-ltn skips")
     if args.dask is not None and (args.out is None or args.path in (None, "-") or args.visual_checkpoint):
@@ -179,7 +185,8 @@ def run(args: argparse.Namespace) -> int:
                         techniques=args.techniques, no_uniqueness=args.no_uniqueness,
                         survey="complete" if args.full_survey else "tiered", ltn=not args.no_ltn,
                         checkpoint=args.checkpoint, ltn_dead_ends=args.ltn_dead_ends, ltn_search=args.ltn_search,
-                        ltn_complete=args.ltn_complete, device=args.device, visual=visual)
+                        ltn_complete=args.ltn_complete, ltn_tolerance=args.ltn_tolerance, device=args.device,
+                        visual=visual)
     writer = _writer(args, out_kind, name, single=len(first) == 1)
     gc.freeze()  # the imported modules' objects: the collector need not walk them again for every chunk
     keep_large_arrays_in_heap()  # the LTN's batch tensors reused, not mapped afresh per batch (cli/allocator.py)

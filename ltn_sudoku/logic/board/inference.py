@@ -79,18 +79,27 @@ class Reached:
 
     assignments: list[torch.Tensor]
     has_solution: torch.Tensor
+    steps: torch.Tensor | None = None  # (batch,) refinement steps each board ran, when they could stop early
 
     @property
     def final(self) -> torch.Tensor:
         return self.assignments[-1]
 
 
-def reach(model: LtnSudoku, ops: Operators, values: torch.Tensor, steps: int | None = None) -> Reached:
-    """Run hasValue on boards (batch, N) and read hasSolution off the result."""
+def reach(model: LtnSudoku, ops: Operators, values: torch.Tensor, steps: int | None = None,
+          tolerance: float = 0.0) -> Reached:
+    """Run hasValue on boards (batch, N) and read hasSolution off the result. With `tolerance` > 0 (answering only)
+    each board stops refining once a step moves its truths by no more than that (LtnSudoku.settle), and only the
+    last assignment is kept."""
     givens = one_hot_givens(values, model.grounding.n)
-    assignments = model.refine(givens, steps)
+    ran = None
+    if tolerance > 0:
+        final, ran = model.settle(givens, steps, tolerance)
+        assignments = [final]
+    else:
+        assignments = model.refine(givens, steps)
     features = solution_features(model, ops, givens, assignments[-1].detach())
-    return Reached(assignments, model.has_solution(features))
+    return Reached(assignments, model.has_solution(features), ran)
 
 
 def candidate_moves(grounding: Grounding, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

@@ -255,6 +255,12 @@ class LtnSudoku(nn.Module):
         """hasValue as it answers (not as it trains): eval_steps refinement steps."""
         return self.has_value(givens, steps or self.config.eval_steps)
 
+    def settle(self, givens: torch.Tensor, steps: int | None = None,
+               tolerance: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
+        """hasValue's last assignment as it answers, each board stopping once a step moves its truths by no more
+        than `tolerance` (RecurrentHasValue.settle): (final assignments, steps each board ran)."""
+        return self.has_value.settle(givens, steps or self.config.eval_steps, tolerance)
+
 
 def describe_inputs(config: ModelConfig) -> dict[str, str]:
     """Which inputs each learned predicate receives, and which of them are symbolic computations (metrics.json)."""

@@ -185,9 +185,10 @@ class Grounding(nn.Module):
         return ltn.diag(index_variable("v1", self.digit_pairs[:, 0]), index_variable("v2", self.digit_pairs[:, 1]))
 
     # ---- tensor evidence used by the networks ------------------------------------------------------------------
-    def elsewhere_in_units(self, x: torch.Tensor) -> torch.Tensor:
-        """(batch, N, n) -> (batch, N, n, 3): per unit kind, the sum of x over the other cells of the cell's unit."""
-        return torch.einsum("kcd,bdv->bcvk", self.same_unit_by_type, x)
+    def elsewhere_in_units(self, x: torch.Tensor, unit_kind_first: bool = False) -> torch.Tensor:
+        """(batch, N, n) -> (batch, N, n, 3): per unit kind, the sum of x over the other cells of the cell's unit;
+        (3, batch, N, n) with `unit_kind_first` (the evidence grounding's feature-major layout)."""
+        return torch.einsum("kcd,bdv->kbcv" if unit_kind_first else "kcd,bdv->bcvk", self.same_unit_by_type, x)
 
     def possible(self, assignment: torch.Tensor, empty: torch.Tensor) -> torch.Tensor:
         """isPossible(c, v) under the product t-norm: c is empty and no peer holds v, Π_peers (1 - hasValue(peer, v)).

@@ -20,7 +20,8 @@ from ltn_sudoku.logic.groundings.grounding import Grounding
 from ltn_sudoku.logic.groundings.hasvalue.base import RecurrentHasValue
 from ltn_sudoku.logic.groundings.layers import mlp
 
-EVIDENCE_FEATURES = 11
+EVIDENCE_FEATURES = 11  # the first layer's inputs: the given digit, filled, then the OPEN_FEATURES
+OPEN_FEATURES = EVIDENCE_FEATURES - 2  # what varies on an open cell (`evidence`)
 
 
 class EvidenceHasValue(RecurrentHasValue):
@@ -35,32 +36,42 @@ class EvidenceHasValue(RecurrentHasValue):
         self.first = nn.Linear(EVIDENCE_FEATURES, config.hidden)
         self.rest = mlp(config.hidden, config.hidden, config.layers - 1, 1)
 
-    def evidence(self, assignment: torch.Tensor, givens: torch.Tensor, filled: torch.Tensor) -> torch.Tensor:
-        """(batch, N, n, EVIDENCE_FEATURES) features of every (cell, digit) pair given the previous assignment."""
+    def evidence(self, assignment: torch.Tensor, filled: torch.Tensor) -> torch.Tensor:
+        """(OPEN_FEATURES, batch, N, n) the features of every (cell, digit) pair given the previous assignment,
+        feature-major (each feature one contiguous block), without the givens and `filled`: both are 0 on an open
+        cell, the only cells the MLP reads, so their weights (the first layer's first two columns) add nothing."""
         g = self.grounding
         n = g.n
-        empty = 1 - filled
-        possible = g.possible(assignment, empty)
-        elsewhere = g.elsewhere_in_units(assignment)
-        places = g.elsewhere_in_units(possible * (1 - self._held_otherwise(assignment)))
-        count = possible.sum(-1, keepdim=True) / n
-        return torch.cat([
-            givens.unsqueeze(-1), filled.unsqueeze(-1).expand(-1, -1, n, 1), assignment.unsqueeze(-1), elsewhere,
-            possible.unsqueeze(-1), places / n ** 0.5, count.unsqueeze(-1).expand(-1, -1, n, 1),
-        ], dim=-1)
+        possible = g.possible(assignment, 1 - filled)
+        elsewhere = g.elsewhere_in_units(assignment, unit_kind_first=True)
+        places = g.elsewhere_in_units(possible * (1 - self._held_otherwise(assignment)), unit_kind_first=True)
+        count = (possible.sum(-1, keepdim=True) / n).expand_as(possible)
+        return torch.cat([assignment[None], elsewhere, possible[None], places / n ** 0.5, count[None]])
 
     @staticmethod
     def _held_otherwise(assignment: torch.Tensor) -> torch.Tensor:
         """max over w != v of hasValue(c, w): how surely the cell already holds another digit than v."""
-        top = assignment.topk(2, dim=-1).values
-        return torch.where(assignment >= top[..., :1], top[..., 1:], top[..., :1])
+        first, where = assignment.max(-1, keepdim=True)  # the top two as topk(2) takes them (a tie counts twice),
+        second = assignment.scatter(-1, where, -1.0).amax(-1, keepdim=True)  # in 0.6x of its time over 9 digits
+        return torch.where(assignment >= first, second, first)
 
     def initial_state(self, givens: torch.Tensor) -> torch.Tensor:
         return torch.zeros_like(givens)
 
-    def step(self, state: torch.Tensor, fixed: tuple[torch.Tensor, torch.Tensor],
+    def fixed_inputs(self, facts: torch.Tensor, filled: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """The givens, `filled`, and the open cells (batch, N) bool: the only rows the MLP runs on."""
+        return facts, filled, filled.squeeze(-1) == 0
+
+    def step(self, state: torch.Tensor, fixed: tuple[torch.Tensor, ...],
              assignment: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        facts, filled = fixed
-        hidden = torch.relu(self.first(self.evidence(assignment, facts, filled)))
-        logits = state + self.rest(hidden).squeeze(-1)
+        """The MLP reads the evidence of open cells only: a given cell's logits never reach hasValue (its digit is
+        clamped), so they stay as they were; the layers run feature-major (hidden, open nodes), one product each."""
+        _, filled, open_cells = fixed
+        features = self.evidence(assignment, filled)
+        x = features.view(OPEN_FEATURES, -1, features.shape[-1])[:, open_cells.view(-1)].view(OPEN_FEATURES, -1)
+        x = torch.addmm(self.first.bias[:, None], self.first.weight[:, 2:], x).relu_()  # (hidden, open nodes)
+        for layer in self.rest:  # feature-major as well: one product per layer, no transposes; ReLU in place (a
+            # product's backward needs its inputs, not its output)
+            x = torch.addmm(layer.bias[:, None], layer.weight, x) if isinstance(layer, nn.Linear) else x.relu_()
+        logits = state.index_put((open_cells,), state[open_cells] + x.view(-1, assignment.shape[-1]))
         return logits, logits

@@ -129,6 +129,17 @@ class MessagePassingHasValue(RecurrentHasValue):
         givens = torch.stack([facts.reshape(-1), filled.expand_as(facts).reshape(-1), torch.ones_like(facts).reshape(-1)])
         return FixedInputs(givens, on_node, on_groups, on_update, update_bias[2 * d:])
 
+    def select_boards(self, state: tuple[torch.Tensor, torch.Tensor], fixed: FixedInputs,
+                      rows: torch.Tensor) -> tuple[tuple[torch.Tensor, torch.Tensor], FixedInputs]:
+        """The boards `rows` only: the node tensors are feature-major (features, boards x nodes), cut per board."""
+        hidden, logits = state
+        nodes = logits.shape[1] * logits.shape[2]
+
+        def cut(x: torch.Tensor) -> torch.Tensor:
+            return x.view(x.shape[0], -1, nodes)[:, rows].reshape(x.shape[0], -1)
+
+        return (cut(hidden), logits[rows]), fixed._replace(givens=cut(fixed.givens))
+
     def _input_gates(self) -> tuple[torch.Tensor, torch.Tensor]:
         """The GRU's input gates as one linear map of the update MLP's last hidden layer, (weight, bias):
         W_ih·(W·x + b) + b_ih = (W_ih·W)·x + (W_ih·b + b_ih)."""
