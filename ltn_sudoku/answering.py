@@ -146,8 +146,9 @@ class Answerer:
             from ltn_sudoku.logic.board.predict import LtnAnswers  # torch is imported only when the LTN answers
 
             self._ltn = LtnAnswers(self.checkpoint, dead_ends=self.ltn_dead_ends, search_budget=self.ltn_search,
-                                   device=self.device, complete=self.ltn_complete,
-                                   **({} if self.ltn_tolerance is None else {"tolerance": self.ltn_tolerance}))
+                                   device=self.device, complete=self.ltn_complete)
+            if self.ltn_tolerance is not None:
+                self._ltn.tolerance = self.ltn_tolerance
         return self._ltn
 
     def ltn_sections(self, boards: Sequence[Board]) -> list[ReportSection] | None:

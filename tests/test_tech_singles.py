@@ -110,3 +110,48 @@ def test_single_step_is_make_step_for_one_placement(n: int) -> None:
             units = () if unit is None else [unit]
             assert single_step(grid, technique, cell, n, unit) == make_step(
                 grid, technique, "", placements=[(cell, n)], cells=[cell], digits=[n], units=units)
+
+
+def test_first_is_the_finders_first_step_along_real_solving_paths() -> None:
+    """Technique.first (what a solving path calls) returns exactly the finder's first step, on every grid of the
+    singles-only paths of sampled public puzzles (9x9) and generated 4x4 and 16x16 ones."""
+    checked = 0
+    for puzzle, _ in mixed_corpus(6, {4: 6, 16: 2}, seed=3):
+        grid = CandidateGrid.from_board(puzzle)
+        for _ in range(puzzle.n * puzzle.n):
+            steps = []
+            for technique in TECHNIQUES:
+                assert technique.first is not None
+                first, every = technique.first(grid), technique.finder(grid)
+                assert first == every[:1], technique.name
+                checked += bool(every)
+                steps = steps or every
+            if not steps:
+                break
+            grid.apply(steps[0])
+    assert checked > 300
+
+
+def test_full_house_skips_a_unit_whose_other_empty_cell_is_dead() -> None:
+    """An empty cell with no candidate left still counts as empty: its unit has two empty cells, no Full House (the
+    finder's quick count of empty cells must notice the dead one)."""
+    grid = _grid(["1234567.."] + EMPTY_ROWS[1:])
+    for digit in (8, 9):
+        grid.eliminate(7, digit)  # r1c8: empty, and dead once both are gone
+    grid.eliminate(8, 8)  # r1c9 holds 9 alone
+    assert grid.masks[7] == 0 and grid.values[7] == 0
+    assert [s for s in find_full_houses(grid) if 8 in s.cells] == []
+    assert [s.text for s in find_naked_singles(grid)][:1] == ["Naked Single: r1c9=9"]
+
+
+def test_a_solving_path_is_the_same_with_and_without_the_first_step_shortcut() -> None:
+    from dataclasses import replace
+
+    from ltn_sudoku.questions.engine import Engine
+    from ltn_sudoku.techniques.registry import resolve
+
+    shortcut = resolve(None, uniqueness=True, size=9)
+    plain = [replace(t, first=None) for t in shortcut]
+    for puzzle, _ in mixed_corpus(8, {}, seed=4):
+        fast, slow = Engine(shortcut).solve(puzzle), Engine(plain).solve(puzzle)
+        assert [s.text for s in fast.steps] == [s.text for s in slow.steps]

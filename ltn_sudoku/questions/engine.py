@@ -157,8 +157,11 @@ class Engine:
 
     # ---- one step -------------------------------------------------------------------------------------------------
     def _run(self, technique: Technique, grid: CandidateGrid) -> list[Step]:
+        """The steps a solving path chooses from: the finder's, or only its first where that is the one `_best_step`
+        takes (Technique.first: the singles)."""
         start = time.process_time()  # CPU time: comparable across runs on a busy machine
-        steps = technique.finder(grid) if self.gate is None or self.gate(technique, grid) else []
+        finder = technique.first or technique.finder
+        steps = finder(grid) if self.gate is None or self.gate(technique, grid) else []
         if self.tracker is not None:
             self.tracker.record_try(technique.name, len(steps), time.process_time() - start)
         return steps

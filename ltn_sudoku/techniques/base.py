@@ -37,6 +37,8 @@ class Technique:
     min_n: int = 4
     hodoku_codes: tuple[str, ...] = ()  # HoDoKu technique codes this finder answers in the regression library
     aliases: tuple[str, ...] = ()
+    first: Finder | None = field(default=None, compare=False)  # `finder` cut to its first step, built alone: the
+    # step a solving path takes when every step of the finder places one digit and eliminates nothing (the singles)
 
 
 # ---- notation helpers shared by every finder -------------------------------------------------------------------

@@ -33,14 +33,15 @@ def decoded(assignment: torch.Tensor) -> torch.Tensor:
 def is_valid_assignment(model: LtnSudoku, givens: torch.Tensor, assignment: torch.Tensor) -> torch.Tensor:
     """(batch,) bool: the crisp assignment keeps the givens and breaks no rule (Gödel truth of the KB is 1)."""
     one_hot = crisp(assignment)
-    truths = rule_axioms(model.grounding, CRISP, one_hot, givens)
-    return board_satisfaction(CRISP, truths, ("givens", *CONSTRAINT_AXIOMS)) > 0.5
+    names = ("givens", *CONSTRAINT_AXIOMS)
+    truths = rule_axioms(model.grounding, CRISP, one_hot, givens, names)
+    return board_satisfaction(CRISP, truths, names) > 0.5
 
 
 def is_correct_truth(model: LtnSudoku, ops: Operators, values: torch.Tensor) -> torch.Tensor:
     """(batch,) isCorrect(b) of closed boards: SatAgg of the constraint axioms on the board's own digits."""
     one_hot = one_hot_givens(values, model.grounding.n)
-    truths = rule_axioms(model.grounding, ops, one_hot, one_hot)
+    truths = rule_axioms(model.grounding, ops, one_hot, one_hot, CONSTRAINT_AXIOMS)
     return board_satisfaction(ops, truths, CONSTRAINT_AXIOMS)
 
 
@@ -56,17 +57,19 @@ def solution_features(model: LtnSudoku, ops: Operators, givens: torch.Tensor,
     """
     with torch.no_grad():
         g = model.grounding
-        soft = rule_axioms(g, ops, assignment, givens)
+        reached = model.config.solution_inputs == "reached"
+        soft = rule_axioms(g, ops, assignment, givens, (*CONSTRAINT_AXIOMS, "unit_has_digit") if reached
+                           else CONSTRAINT_AXIOMS)
         empty = 1 - givens.sum(-1)
         open_cells = empty.sum(-1).clamp(min=1)
         confidence = assignment.max(-1).values
         mean_conf = (confidence * empty).sum(-1) / open_cells
         min_conf = torch.where(empty > 0, confidence, torch.ones_like(confidence)).min(-1).values
         columns = [violation_scale(soft[name].value.float()) for name in CONSTRAINT_AXIOMS]
-        if model.config.solution_inputs == "reached":
+        if reached:
             columns += [violation_scale(soft["unit_has_digit"].value.float()), mean_conf, min_conf, empty.mean(-1)]
             return torch.stack(columns, dim=-1)
-        hard = rule_axioms(g, ops, crisp(assignment), givens)
+        hard = rule_axioms(g, ops, crisp(assignment), givens, CONSTRAINT_AXIOMS[1:])
         columns += [violation_scale(hard[name].value.float()) for name in CONSTRAINT_AXIOMS[1:]]
         columns += [is_valid_assignment(model, givens, assignment).float(), no_solution(g, givens), mean_conf,
                     min_conf, empty.mean(-1)]

@@ -19,7 +19,7 @@ board, not learned truths):
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Iterable
 
 import ltn
 import torch
@@ -34,29 +34,37 @@ CONSTRAINT_AXIOMS: tuple[str, ...] = ("one_value_per_cell", *UNIT_AXIOMS)
 
 
 def rule_axioms(grounding: Grounding, ops: Operators, assignment: torch.Tensor,
-                givens: torch.Tensor) -> dict[str, LTNObject]:
-    """Per-board truth of every rule axiom when hasValue is `assignment` (batch, N, n) and the givens `givens`."""
+                givens: torch.Tensor, names: Iterable[str] = RULE_AXIOMS) -> dict[str, LTNObject]:
+    """Per-board truth of every rule axiom in `names` (default: all) when hasValue is `assignment` (batch, N, n) and
+    the givens `givens`; answering asks for the few its features read."""
+    wanted = set(names)
     d = grounding.domain(assignment.shape[0])
     has_value = TablePredicate(assignment)
-    is_given = TablePredicate(givens)
-    axioms = {
-        "givens": ops.forall([d.c, d.v], ops.Implies(is_given(d.b, d.c, d.v), has_value(d.b, d.c, d.v))),
-        "cell_has_value": ops.forall([d.c], ops.exists([d.v], has_value(d.b, d.c, d.v))),
-    }
-    v1, v2 = grounding.digit_pair_variables()
-    axioms["one_value_per_cell"] = ops.forall(
-        [d.c, v1, v2], ops.Not(ops.And(has_value(d.b, d.c, v1), has_value(d.b, d.c, v2))))
-    c1, c2 = grounding.peer_pair_variables()
-    # ¬(HV(b,c1,v) ∧ HV(b,c2,v)) over every peer pair, once: the row, column and block axioms read the same truths
-    clash = ops.Not(ops.And(has_value(d.b, c1, d.v), has_value(d.b, c2, d.v)))
-    for name, predicate in zip(UNIT_AXIOMS, grounding.unit_predicates().values()):
-        c1, c2 = grounding.peer_pair_variables()  # afresh: a quantifier undoes its variables' diagonal
-        shared = LTNObject(clash.value, list(clash.free_vars))  # LTNtorch reshapes its operands in place
-        axioms[name] = ops.forall([c1, c2, d.v], ops.Implies(predicate(c1, c2), shared))
-    i = index_variable("i", torch.arange(grounding.n, device=assignment.device))
-    in_unit = TablePredicate(assignment[:, grounding.unit_cells])  # (b, u, i, v): the unit's i-th cell holds v
-    axioms["unit_has_digit"] = ops.forall([d.u, d.v], ops.exists([i], in_unit(d.b, d.u, i, d.v)))
-    return axioms
+    axioms: dict[str, LTNObject] = {}
+    if "givens" in wanted:
+        is_given = TablePredicate(givens)
+        axioms["givens"] = ops.forall([d.c, d.v], ops.Implies(is_given(d.b, d.c, d.v), has_value(d.b, d.c, d.v)))
+    if "cell_has_value" in wanted:
+        axioms["cell_has_value"] = ops.forall([d.c], ops.exists([d.v], has_value(d.b, d.c, d.v)))
+    if "one_value_per_cell" in wanted:
+        v1, v2 = grounding.digit_pair_variables()
+        axioms["one_value_per_cell"] = ops.forall(
+            [d.c, v1, v2], ops.Not(ops.And(has_value(d.b, d.c, v1), has_value(d.b, d.c, v2))))
+    if wanted & set(UNIT_AXIOMS):
+        c1, c2 = grounding.peer_pair_variables()
+        # ¬(HV(b,c1,v) ∧ HV(b,c2,v)) over every peer pair, once: the row, column and block axioms read the same truths
+        clash = ops.Not(ops.And(has_value(d.b, c1, d.v), has_value(d.b, c2, d.v)))
+        for name, predicate in zip(UNIT_AXIOMS, grounding.unit_predicates().values()):
+            if name not in wanted:
+                continue
+            c1, c2 = grounding.peer_pair_variables()  # afresh: a quantifier undoes its variables' diagonal
+            shared = LTNObject(clash.value, list(clash.free_vars))  # LTNtorch reshapes its operands in place
+            axioms[name] = ops.forall([c1, c2, d.v], ops.Implies(predicate(c1, c2), shared))
+    if "unit_has_digit" in wanted:
+        i = index_variable("i", torch.arange(grounding.n, device=assignment.device))
+        in_unit = TablePredicate(assignment[:, grounding.unit_cells])  # (b, u, i, v): the unit's i-th cell holds v
+        axioms["unit_has_digit"] = ops.forall([d.u, d.v], ops.exists([i], in_unit(d.b, d.u, i, d.v)))
+    return {name: axioms[name] for name in RULE_AXIOMS if name in axioms}  # in RULE_AXIOMS' order, as before
 
 
 def satisfaction(ops: Operators, per_board: dict[str, LTNObject]) -> dict[str, torch.Tensor]:
