@@ -17,7 +17,11 @@
   the data home's kaggle/) and of top1465, answered as classify-board answers a chunk (ltn_sudoku.answering, after
   warm-up): Q1/Q2 alone, + Q3, + the LTN (the default), and the default with Q3's complete survey (the survey before issue 29)
   in the same process, with its ratio; then the whole command on the same rows as a child process (start-up
-  included). Peak = the largest resident set of this process or the child.
+  included). Peak = the largest resident set of this process or the child. With --baseline REV the kaggle section
+  instead sets this tree beside the package of commit REV (`git archive` into a temporary folder): each side answers
+  the same rows in child processes (`--kaggle-parts`, the package chosen by PYTHONPATH), --sides-passes children a
+  side, alternating, each the best of --repeat interleaved passes after a warm-up pass; Q1/Q2, + Q3 and the default
+  per set (--kaggle-sets), and the ratios.
 - q3profile: where Q3's CPU goes on top1465 (--sample rows, seed 29, the kaggle section's): each technique's finder
   CPU per board (the memory tracker's timing of every finder call of the solving path), its share of Q3's CPU and its
   calls per board; --top picks how many techniques are listed.
@@ -31,8 +35,8 @@
     .venv/bin/python scripts/bench_classify.py --sections scale [--scale 1000000] [--jobs 1] [--formats csv jsonl]
     .venv/bin/python scripts/bench_classify.py --sections sizes [--per-file 10]
     .venv/bin/python scripts/bench_classify.py --sections sparse [--sparse-sizes 25 36] [--per-file 10]
-    .venv/bin/python scripts/bench_classify.py --sections kaggle [--sample 200]
-    .venv/bin/python scripts/bench_classify.py --sections q3profile [--sample 200] [--top 15]
+    .venv/bin/python scripts/bench_classify.py --sections kaggle [--sample 200] [--baseline REV --repeat 3 --kaggle-sets ...]
+    .venv/bin/python scripts/bench_classify.py --sections q3profile [--sample 200] [--top 15] [--q3-set "Kaggle 3M"]
     .venv/bin/python scripts/bench_classify.py --sections dataset [--runs jobs1 jobs2 dask1 dask2] [--dataset-rows N]
     .venv/bin/python scripts/bench_classify.py --sections allocator [--dataset-rows 1000]
 """
@@ -322,6 +326,9 @@ def _run_command(argv: list[str]) -> ChildRun:
 def kaggle_section(args: argparse.Namespace) -> None:
     from ltn_sudoku.io import BoardRecord, boards_to_text
 
+    if args.baseline:
+        kaggle_versus_baseline(args)
+        return
     keep_large_arrays_in_heap()  # as the command does (cli/allocator.py), so that the in-process figures are its own
     parts = {"Q1/Q2": _answerer(False, False), "+ Q3": _answerer(True, False), "default (+ LTN)": _answerer(True, True),
              "old survey": _answerer(True, True, "complete")}
@@ -337,6 +344,7 @@ def kaggle_section(args: argparse.Namespace) -> None:
         chunk = [(i, BoardRecord(b, i + 1)) for i, b in enumerate(boards)]
         ms = {}
         for part, answerer in parts.items():
+            forget_board_caches()  # each part meets the rows afresh (the default would find + Q3's searches cached)
             start = time.process_time()
             answerer(chunk)
             ms[part] = (time.process_time() - start) * 1000 / len(boards)
@@ -355,25 +363,110 @@ def kaggle_section(args: argparse.Namespace) -> None:
         print(f"{name}: default {defaults[name]:.2f} ms per board {verdict} the {target:g} ms target")
 
 
+ROOT = Path(__file__).resolve().parents[1]
+KAGGLE_PARTS = ("Q1/Q2", "+ Q3", "default (+ LTN)")
+
+
+def forget_board_caches() -> None:
+    """Empty the technique engine's caches in this process (every StateCache and every functools cache of
+    ltn_sudoku.techniques), so that a timed pass meets its boards for the first time, as classify-board does (a
+    second pass over the same rows would find the subsets', fish' and chains' searches of the first remembered)."""
+    import functools
+    import gc
+
+    from ltn_sudoku.techniques.cache import StateCache
+
+    for thing in gc.get_objects():
+        if isinstance(thing, StateCache):
+            thing.clear()
+        elif (isinstance(thing, functools._lru_cache_wrapper)
+              and getattr(thing, "__module__", "").startswith("ltn_sudoku.techniques")):
+            thing.cache_clear()
+
+
+def kaggle_parts(sample: int, sets: Sequence[str], repeats: int) -> dict[str, dict[str, float]]:
+    """CPU ms per board of each part of the default command (KAGGLE_PARTS) on `sample` random rows (seed 29) of each
+    set, answered as a classify-board chunk by whichever ltn_sudoku this process imports: the best of `repeats`
+    passes, the parts interleaved, after a warm-up pass over the first set (first-use costs are not a board's)."""
+    from ltn_sudoku.io import BoardRecord
+
+    keep_large_arrays_in_heap()
+    parts = dict(zip(KAGGLE_PARTS, (_answerer(False, False), _answerer(True, False), _answerer(True, True))))
+    figures: dict[str, dict[str, float]] = {}
+    for index, name in enumerate(sets):
+        boards = random.Random(29).sample(read_boards(data_file(KAGGLE_SETS[name])), sample)
+        chunk = [(i, BoardRecord(b, i + 1)) for i, b in enumerate(boards)]
+        if index == 0:
+            for answerer in parts.values():
+                answerer(chunk)
+        figures[name] = {}
+        for _ in range(repeats):
+            for part, answerer in parts.items():
+                forget_board_caches()
+                start = time.process_time()
+                answerer(chunk)
+                ms = (time.process_time() - start) * 1000 / len(boards)
+                figures[name][part] = min(figures[name].get(part, ms), ms)
+    return figures
+
+
+def kaggle_versus_baseline(args: argparse.Namespace) -> None:
+    """This tree beside commit --baseline on the same rows: child processes, sides alternating, best of --repeat."""
+    sys.path.insert(0, str(ROOT))  # scripts/ as a package, wherever this script was loaded from
+    from scripts._machine import cpu_name
+    from scripts.bench_first_run import baseline_tree  # the one way a benchmark unpacks an older commit
+
+    with tempfile.TemporaryDirectory(prefix="bench_classify_baseline_") as tmp:
+        trees = {"today": ROOT, f"@{args.baseline}": baseline_tree(args.baseline, Path(tmp))}
+        best: dict[str, dict[str, dict[str, float]]] = {}
+        for repeat in range(args.sides_passes):
+            for side in (list(trees) if repeat % 2 == 0 else list(trees)[::-1]):
+                env = dict(os.environ, PYTHONPATH=str(trees[side]))
+                done = subprocess.run([sys.executable, __file__, "--kaggle-parts", str(args.sample), "--repeat",
+                                       str(args.repeat), "--kaggle-sets", *args.kaggle_sets], env=env,
+                                      cwd=trees[side], capture_output=True, text=True)
+                if done.returncode:
+                    raise SystemExit(f"bench_classify: the {side} side failed: {done.stderr.strip()[-2000:]}")
+                figures = json.loads(done.stdout.strip().splitlines()[-1])
+                mine = best.setdefault(side, figures)
+                for name, parts in figures.items():
+                    for part, ms in parts.items():
+                        mine[name][part] = min(mine[name][part], ms)
+                print(f"  pass {repeat + 1}, {side}: done", flush=True)
+    old = f"@{args.baseline}"
+    print(f"{args.sample} random rows (seed 29) per set; CPU ms per board, best of {args.sides_passes} child "
+          f"processes a side (sides alternating) x {args.repeat} passes each; {cpu_name()}")
+    header = f"{'set':<10} {'part':<16} {old:>10} {'today':>8} {'ratio':>7}"
+    print(header)
+    print("-" * len(header))
+    for name in args.kaggle_sets:
+        for part in KAGGLE_PARTS:
+            before, after = best[old][name][part], best["today"][name][part]
+            print(f"{name:<10} {part:<16} {before:>10.2f} {after:>8.2f} {before / after:>6.2f}x")
+    print(f"load average now: {os.getloadavg()[0]:.1f}")
+
+
 def q3_profile_section(args: argparse.Namespace) -> None:
-    """Where Q3's CPU goes on top1465: each technique's finder time (the memory tracker's, which times every finder
-    call of the solving path) per board and its share of Q3's CPU, on the kaggle section's top1465 rows."""
+    """Where Q3's CPU goes on a set (--q3-set, default top1465): each technique's finder time (the memory tracker's,
+    which times every finder call of the solving path) per board and its share of Q3's CPU, on the kaggle section's
+    rows of that set."""
     import collections
 
     from ltn_sudoku.questions.q3 import answer_q3
 
-    boards = random.Random(29).sample(read_boards(data_file(KAGGLE_SETS["top1465"])), args.sample)
+    profiled = args.q3_set
+    boards = random.Random(29).sample(read_boards(data_file(KAGGLE_SETS[profiled])), args.sample)
     for board in boards[:3]:
         answer_q3(board)  # warm-up: first-use imports and compilation
     spent: collections.Counter[str] = collections.Counter()
     calls: collections.Counter[str] = collections.Counter()
     start = time.process_time()
-    for board in tqdm(boards, desc="Q3 on top1465", unit="board"):
+    for board in tqdm(boards, desc=f"Q3 on {profiled}", unit="board"):
         for name, stats in answer_q3(board).tracker.stats.items():
             spent[name] += stats.time_s
             calls[name] += stats.tried
     total = time.process_time() - start
-    print(f"Q3 (default) on {len(boards)} top1465 rows (seed 29): {total * 1000 / len(boards):.1f} CPU ms per board, "
+    print(f"Q3 (default) on {len(boards)} {profiled} rows (seed 29): {total * 1000 / len(boards):.1f} CPU ms per board, "
           f"finders {sum(spent.values()) * 1000 / len(boards):.1f}; load average now {os.getloadavg()[0]:.1f}")
     print(f"{'technique':<34} {'ms/board':>8} {'share':>6} {'calls/board':>11}")
     for name, seconds in spent.most_common(args.top):
@@ -500,6 +593,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sections", nargs="+", default=["moves"],
                         choices=("moves", "scale", "sizes", "sparse", "kaggle", "q3profile", "dataset", "allocator"))
     parser.add_argument("--allocator-child", type=int, metavar="ROWS", help=argparse.SUPPRESS)
+    parser.add_argument("--kaggle-parts", type=int, metavar="SAMPLE", help=argparse.SUPPRESS)
+    parser.add_argument("--baseline", metavar="REV", help="kaggle: set this tree beside commit REV (child processes, "
+                        "--sides-passes child processes a side, --repeat passes in each)")
+    parser.add_argument("--sides-passes", type=int, default=2, help="kaggle --baseline: child processes a side")
+    parser.add_argument("--kaggle-sets", nargs="+", choices=tuple(KAGGLE_SETS), default=list(KAGGLE_SETS),
+                        help="kaggle --baseline: the sets (default all)")
     parser.add_argument("--boards", type=int, default=40, help="moves: boards per workload (default 40)")
     parser.add_argument("--repeat", type=int, default=3, help="moves: runs per measurement, best kept (default 3)")
     parser.add_argument("--backends", nargs="+", default=["auto", "python"], help="moves: solver backends")
@@ -510,6 +609,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sparse-sizes", type=int, nargs="+", default=[25, 36], help="sparse: sides (default 25 36)")
     parser.add_argument("--sample", type=int, default=200, help="kaggle: random rows per set (default 200)")
     parser.add_argument("--top", type=int, default=15, help="q3profile: techniques listed (default 15)")
+    parser.add_argument("--q3-set", choices=tuple(KAGGLE_SETS), default="top1465",
+                        help="q3profile: the set profiled (default top1465)")
     parser.add_argument("--runs", nargs="+", choices=tuple(DATASET_RUNS), default=list(DATASET_RUNS),
                         help="dataset: which runs (default: all)")
     parser.add_argument("--dataset-rows", type=int, metavar="N",
@@ -518,6 +619,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.allocator_child:
         allocator_child(args.allocator_child)
+        return 0
+    if args.kaggle_parts:
+        import ltn_sudoku
+
+        print(f"answering with {Path(ltn_sudoku.__file__).parent}", file=sys.stderr)
+        print(json.dumps(kaggle_parts(args.kaggle_parts, args.kaggle_sets, args.repeat)))
         return 0
     sections = {"moves": moves_section, "scale": scale_section, "sizes": sizes_section, "sparse": sparse_section,
                 "kaggle": kaggle_section, "q3profile": q3_profile_section, "dataset": dataset_section,

@@ -80,6 +80,9 @@ def real_boards_by_set(count: int) -> dict[str, list[Board]]:
 def settle_section(count: int, repeats: int = 3) -> None:
     """The LTN section refining every board all the way (tolerance 0) beside the default, each board stopping once
     settled, on the same real rows; exits 1 when a decision differs."""
+    from ltn_sudoku.cli.allocator import keep_large_arrays_in_heap
+
+    keep_large_arrays_in_heap()  # as classify-board does (cli/allocator.py): no fresh pages for every batch
     full, settled = LtnAnswers(tolerance=0.0), LtnAnswers()
     print(f"  settle: the LTN section with every board refined all the way (tolerance 0) against the default "
           f"(a board stops once a step moves none of its truths by more than {SETTLE_TOLERANCE:g}); CPU ms per board, "

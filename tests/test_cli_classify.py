@@ -404,3 +404,20 @@ def test_bench_classify_q3profile_section_lists_the_costliest_techniques(capsys:
     assert len(rows) == 3
     costs = [float(row.split()[-3]) for row in rows]
     assert costs == sorted(costs, reverse=True) and costs[0] > 0
+
+
+@pytest.mark.slow
+def test_bench_classify_kaggle_section_sets_a_baseline_commit_beside_this_tree(
+        capsys: pytest.CaptureFixture[str], kaggle_1m_home) -> None:
+    """scripts/bench_classify.py --sections kaggle --baseline HEAD on 3 real 1M rows: one child process a side (the
+    committed tree unpacked by git archive, this tree), one row per part with both sides' figures and their ratio."""
+    script = kaggle_1m_home
+    assert script.main(["--sections", "kaggle", "--baseline", "HEAD", "--sample", "3", "--repeat", "1",
+                        "--sides-passes", "1", "--kaggle-sets", "Kaggle 1M"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if line.startswith("Kaggle 1M")]
+    assert [" ".join(row[2:-3]) for row in rows] == list(script.KAGGLE_PARTS)
+    for row in rows:
+        before, after, ratio = float(row[-3]), float(row[-2]), float(row[-1].rstrip("x"))
+        assert before > 0 and after > 0 and ratio == pytest.approx(before / after, rel=0.02, abs=0.01)
+    assert "@HEAD" in out
