@@ -417,7 +417,9 @@ def kaggle_versus_baseline(args: argparse.Namespace) -> None:
     from scripts.bench_first_run import baseline_tree  # the one way a benchmark unpacks an older commit
 
     with tempfile.TemporaryDirectory(prefix="bench_classify_baseline_") as tmp:
-        trees = {"today": ROOT, f"@{args.baseline}": baseline_tree(args.baseline, Path(tmp))}
+        given = Path(args.baseline)  # a folder holding the old tree (a checkout) is taken as it is
+        trees = {"today": ROOT,
+                 f"@{args.baseline}": given if given.is_dir() else baseline_tree(args.baseline, Path(tmp))}
         best: dict[str, dict[str, dict[str, float]]] = {}
         for repeat in range(args.sides_passes):
             for side in (list(trees) if repeat % 2 == 0 else list(trees)[::-1]):
@@ -594,7 +596,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         choices=("moves", "scale", "sizes", "sparse", "kaggle", "q3profile", "dataset", "allocator"))
     parser.add_argument("--allocator-child", type=int, metavar="ROWS", help=argparse.SUPPRESS)
     parser.add_argument("--kaggle-parts", type=int, metavar="SAMPLE", help=argparse.SUPPRESS)
-    parser.add_argument("--baseline", metavar="REV", help="kaggle: set this tree beside commit REV (child processes, "
+    parser.add_argument("--baseline", metavar="REV", help="kaggle: set this tree beside commit REV, or beside the "
+                        "checkout in folder REV (child processes, "
                         "--sides-passes child processes a side, --repeat passes in each)")
     parser.add_argument("--sides-passes", type=int, default=2, help="kaggle --baseline: child processes a side")
     parser.add_argument("--kaggle-sets", nargs="+", choices=tuple(KAGGLE_SETS), default=list(KAGGLE_SETS),

@@ -409,10 +409,12 @@ def test_bench_classify_q3profile_section_lists_the_costliest_techniques(capsys:
 @pytest.mark.slow
 def test_bench_classify_kaggle_section_sets_a_baseline_commit_beside_this_tree(
         capsys: pytest.CaptureFixture[str], kaggle_1m_home) -> None:
-    """scripts/bench_classify.py --sections kaggle --baseline HEAD on 3 real 1M rows: one child process a side (the
-    committed tree unpacked by git archive, this tree), one row per part with both sides' figures and their ratio."""
+    """scripts/bench_classify.py --sections kaggle --baseline FOLDER on 3 real 1M rows: one child process a side
+    (here the baseline folder is this checkout, whose compiled code is cached; a revision is unpacked by
+    bench_first_run.baseline_tree, tested below), one row per part with both sides' figures and their ratio."""
     script = kaggle_1m_home
-    assert script.main(["--sections", "kaggle", "--baseline", "HEAD", "--sample", "3", "--repeat", "1",
+    root = Path(script.__file__).resolve().parents[1]
+    assert script.main(["--sections", "kaggle", "--baseline", str(root), "--sample", "3", "--repeat", "1",
                         "--sides-passes", "1", "--kaggle-sets", "Kaggle 1M"]) == 0
     out = capsys.readouterr().out
     rows = [line.split() for line in out.splitlines() if line.startswith("Kaggle 1M")]
@@ -420,4 +422,15 @@ def test_bench_classify_kaggle_section_sets_a_baseline_commit_beside_this_tree(
     for row in rows:
         before, after, ratio = float(row[-3]), float(row[-2]), float(row[-1].rstrip("x"))
         assert before > 0 and after > 0 and ratio == pytest.approx(before / after, rel=0.02, abs=0.01)
-    assert "@HEAD" in out
+    assert f"@{root}" in out
+
+
+def test_a_baseline_revision_is_unpacked_as_a_whole_tree(tmp_path: Path) -> None:
+    """bench_first_run.baseline_tree (what --baseline REV runs): the committed tree of HEAD, package, checkpoints and
+    data, in a folder of its own; a revision git cannot read is a one-line exit."""
+    script = load_script("bench_first_run")
+    tree = script.baseline_tree("HEAD", tmp_path)
+    assert (tree / "ltn_sudoku" / "__init__.py").is_file() and (tree / "checkpoints" / "9x9.pt").is_file()
+    assert not (tree / ".git").exists()
+    with pytest.raises(SystemExit, match="cannot read commit"):
+        script.baseline_tree("no-such-revision", tmp_path / "other")
