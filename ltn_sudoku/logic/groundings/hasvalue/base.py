@@ -71,24 +71,17 @@ class RecurrentHasValue(nn.Module):
         every board every step, the same numbers as `forward(...)[-1]`. Inference only (no truncation, no graph
         kept for the boards that left)."""
         steps = steps or self.config.steps
-        per_part = max(1, (self.cpu_part_nodes or givens.numel()) // (givens.shape[1] * givens.shape[2]))
-        if givens.device.type != "cpu" or givens.shape[0] <= per_part:
-            return self._settle(givens, steps, tolerance)
-        parts = [self._settle(part, steps, tolerance) for part in givens.split(per_part)]
+        parts = [self._settle(part, steps, tolerance) for part in self._parts(givens)]
         return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
 
     def _settle(self, givens: torch.Tensor, steps: int, tolerance: float) -> tuple[torch.Tensor, torch.Tensor]:
-        facts = givens
-        filled = givens.sum(-1, keepdim=True)
-        assignment = givens + (1 - filled) / givens.shape[-1]
-        state = self.initial_state(givens)
-        fixed = self.fixed_inputs(facts, filled)
+        facts, filled, assignment, state, fixed = self._start(givens)
         final = torch.empty_like(givens)
         ran = torch.full((givens.shape[0],), steps, dtype=torch.long, device=givens.device)
         rows = torch.arange(givens.shape[0], device=givens.device)  # the boards still refining, as batch indices
         for index in range(steps):
             state, logits = self.step(state, fixed, assignment)
-            new = facts + (1 - filled) * bounded_softmax(logits)
+            new = _clamped(facts, filled, logits)
             if tolerance > 0 and index + 1 < steps:
                 done = (new - assignment).abs().flatten(1).amax(1) <= tolerance
                 if bool(done.any()):
@@ -112,27 +105,41 @@ class RecurrentHasValue(nn.Module):
         boards never meet inside hasValue, and a step's tensors of a few boards stay in the CPU's caches where a
         whole batch's do not (a GPU takes the batch at once).
         """
+        parts = self._parts(givens)
+        if len(parts) == 1:
+            return self._refine(givens, steps, detach_every)
+        return [torch.cat(step) for step in zip(*(self._refine(part, steps, detach_every) for part in parts))]
+
+    def _parts(self, givens: torch.Tensor) -> list[torch.Tensor]:
+        """The batch as refined: in parts of `cpu_part_nodes` nodes on the CPU, whole elsewhere or when it fits."""
         per_part = max(1, (self.cpu_part_nodes or givens.numel()) // (givens.shape[1] * givens.shape[2]))
         if givens.device.type != "cpu" or givens.shape[0] <= per_part:
-            return self._refine(givens, steps, detach_every)
-        parts = [self._refine(part, steps, detach_every) for part in givens.split(per_part)]
-        return [torch.cat(step) for step in zip(*parts)]
+            return [givens]
+        return list(givens.split(per_part))
+
+    def _start(self, givens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, Any, Any]:
+        """(facts, filled, the first assignment: givens clamped and uniform elsewhere, the initial state, the fixed
+        inputs) of a refinement."""
+        filled = givens.sum(-1, keepdim=True)
+        return (givens, filled, givens + (1 - filled) / givens.shape[-1], self.initial_state(givens),
+                self.fixed_inputs(givens, filled))
 
     def _refine(self, givens: torch.Tensor, steps: int | None, detach_every: int) -> list[torch.Tensor]:
-        facts = givens
-        filled = givens.sum(-1, keepdim=True)
-        assignment = givens + (1 - filled) / givens.shape[-1]
-        state = self.initial_state(givens)
-        fixed = self.fixed_inputs(facts, filled)
+        facts, filled, assignment, state, fixed = self._start(givens)
         outputs = []
         for index in range(steps or self.config.steps):
             if detach_every and index and index % detach_every == 0:
                 state = _detached(state)
                 assignment = assignment.detach()
             state, logits = self.step(state, fixed, assignment)
-            assignment = facts + (1 - filled) * bounded_softmax(logits)
+            assignment = _clamped(facts, filled, logits)
             outputs.append(assignment)
         return outputs
+
+
+def _clamped(facts: torch.Tensor, filled: torch.Tensor, logits: torch.Tensor) -> torch.Tensor:
+    """hasValue after a step: the givens as they are, the bounded softmax of the step's logits on open cells."""
+    return facts + (1 - filled) * bounded_softmax(logits)
 
 
 def _rows(value: Any, rows: torch.Tensor) -> Any:
