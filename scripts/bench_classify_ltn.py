@@ -22,7 +22,7 @@ with the uniqueness proof (limit 2), as ratios; the solver's mean wrong guesses,
 ascending and fewest-places orders' on the same boards (the same solver without a model); every answer checked
 against the exact solver's solution.
 
-The settle section (--settle; alone with --settle-only): per Kaggle set, the LTN section with every board refined for
+The settle section (in the default run; alone with --settle-only): per Kaggle set, the LTN section with every board refined for
 all of the checkpoint's eval_steps (tolerance 0, the old answer) beside the default, where each board stops once a step
 moves none of its truths by more than SETTLE_TOLERANCE; the same boards, interleaved passes (best of 3), the steps the
 boards ran, whether every decision is the same and the largest difference of any answer number.

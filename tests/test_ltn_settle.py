@@ -3,12 +3,10 @@ against the plain refinement loop it shortcuts, on real Kaggle rows and the ship
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 import torch
@@ -18,7 +16,8 @@ from ltn_sudoku.io.kaggle import read_kaggle
 from ltn_sudoku.logic.board.model import LtnSudoku, load_board_model
 from ltn_sudoku.logic.board.predict import SETTLE_TOLERANCE, LtnAnswers
 from ltn_sudoku.logic.groundings.grounding import encode_boards, one_hot_givens
-from ltn_sudoku.paths import CHECKPOINTS_DIR, DATA_DIR, REPO_ROOT
+from ltn_sudoku.paths import CHECKPOINTS_DIR, DATA_DIR
+from tests.script_loader import load_script
 
 KAGGLE_SAMPLES = sorted((DATA_DIR / "kaggle").glob("*.csv.gz"))
 
@@ -26,15 +25,6 @@ KAGGLE_SAMPLES = sorted((DATA_DIR / "kaggle").glob("*.csv.gz"))
 def _rows(count: int) -> list[Board]:
     """The first `count` real rows of each shipped Kaggle sample (1M, 3M, 9M)."""
     return [r.board for f in KAGGLE_SAMPLES for r in itertools.islice(read_kaggle(f), count)]
-
-
-def _bench() -> ModuleType:
-    """scripts/bench_classify_ltn.py: its `decided` and `largest_difference` say what an answer decides."""
-    spec = importlib.util.spec_from_file_location("bench_classify_ltn", REPO_ROOT / "scripts/bench_classify_ltn.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _model(name: str) -> LtnSudoku:
@@ -80,7 +70,7 @@ def test_each_board_stops_where_its_own_refinement_settles(checkpoint: str, per_
 def test_settled_answers_decide_as_every_step_on_real_rows() -> None:
     """classify-board's LTN section with its default tolerance against every board refined all the way, on 32 rows
     of each shipped Kaggle sample: the same decisions, every number within a few times the tolerance."""
-    bench = _bench()
+    bench = load_script("bench_classify_ltn")  # its `decided` and `largest_difference` say what an answer decides
     boards = _rows(32)
     settled = [a.ltn_dict() for a in LtnAnswers().sections(boards)]
     full = [a.ltn_dict() for a in LtnAnswers(tolerance=0.0).sections(boards)]

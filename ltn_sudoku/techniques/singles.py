@@ -64,14 +64,9 @@ def _full_houses(grid: CandidateGrid) -> Iterator[Step]:
 
 def _naked_singles(grid: CandidateGrid) -> Iterator[Step]:
     """A cell with one candidate left holds it."""
-    masks = grid.masks
-    for cell in _single_candidate_cells(masks, grid.n):
-        yield single_step(grid, "Naked Single", cell, masks[cell].bit_length())
-
-
-def _single_candidate_cells(masks: list[int], n: int) -> Iterator[int]:
-    """The cells whose mask is one bit, in cell order (lazily: a solving path wants the first)."""
-    return (cell for cell, mask in enumerate(masks) if mask and not mask & (mask - 1))
+    for cell, mask in enumerate(grid.masks):
+        if mask and not mask & (mask - 1):
+            yield single_step(grid, "Naked Single", cell, mask.bit_length())
 
 
 def _hidden_singles(grid: CandidateGrid) -> Iterator[Step]:

@@ -82,7 +82,6 @@ class Reached:
 
     assignments: list[torch.Tensor]
     has_solution: torch.Tensor
-    steps: torch.Tensor | None = None  # (batch,) refinement steps each board ran, when they could stop early
 
     @property
     def final(self) -> torch.Tensor:
@@ -95,14 +94,12 @@ def reach(model: LtnSudoku, ops: Operators, values: torch.Tensor, steps: int | N
     each board stops refining once a step moves its truths by no more than that (LtnSudoku.settle), and only the
     last assignment is kept."""
     givens = one_hot_givens(values, model.grounding.n)
-    ran = None
     if tolerance > 0:
-        final, ran = model.settle(givens, steps, tolerance)
-        assignments = [final]
+        assignments = [model.settle(givens, steps, tolerance)[0]]
     else:
         assignments = model.refine(givens, steps)
     features = solution_features(model, ops, givens, assignments[-1].detach())
-    return Reached(assignments, model.has_solution(features), ran)
+    return Reached(assignments, model.has_solution(features))
 
 
 def candidate_moves(grounding: Grounding, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
