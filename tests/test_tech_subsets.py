@@ -106,6 +106,6 @@ def test_subsets_sound_on_diverse_states() -> None:
 @pytest.mark.slow
 def test_subsets_sound_on_thousands_of_puzzles() -> None:
     finders = [t.finder for t in singles.TECHNIQUES + intersections.TECHNIQUES + subsets.TECHNIQUES]
-    corpus = mixed_corpus(1500, {4: 200, 16: 20}, seed=7,
+    corpus = mixed_corpus(600, {4: 100, 16: 10}, seed=7,
                           files=("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/17clue_sample1000.txt"))
     assert sweep_sound(corpus, FINDERS, seed=13, states=2, walk=finders)
