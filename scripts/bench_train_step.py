@@ -14,7 +14,7 @@ portable figure; the absolute ones hold on the CPU named). The losses of the two
 compared: learning unchanged means they differ by float32 rounding only (the largest difference is printed).
 
     .venv/bin/python scripts/bench_train_step.py [--models message_passing,evidence] [--boards 128] [--batch 32]
-        [--repeats 5] [--threads 1] [--baseline REV] [--device cpu] [--repo PATH]
+        [--repeats 5] [--threads 1] [--baseline REV] [--device cpu] [--repo PATH] [--compile]
 """
 
 from __future__ import annotations
@@ -135,37 +135,50 @@ def train_pass(s: Side, weights: dict[str, torch.Tensor], device: torch.device) 
     return time.process_time() - cpu, time.perf_counter() - wall, losses
 
 
-def compare(kind: str, baseline: str, args: argparse.Namespace, device: torch.device) -> dict[str, Any]:
-    """Both sides of one model kind, interleaved: boards per CPU second, their ratio, the losses' difference."""
+def compare(kind: str, baseline: str, args: argparse.Namespace, device: torch.device) -> list[dict[str, Any]]:
+    """The sides of one model kind, interleaved: boards per CPU second, each side's ratio to the baseline, the
+    losses' difference; with --compile a third side, today's code with train.compile (hasValue's step compiled,
+    its compile time in the warm-up pass, out of the timing)."""
     torch.manual_seed(0)
     today = side("today", "ltn_sudoku.logic", MODELS[kind], args.boards, args.batch, device)
     torch.manual_seed(0)
     before = side(f"baseline {args.baseline}", baseline, MODELS[kind], args.boards, args.batch, device)
     if not all(torch.equal(a.puzzles, b.puzzles) for a, b in zip(today.batches, before.batches)):
         raise SystemExit("bench_train_step: the two sides drew different boards")
+    sides = [before, today]
+    if args.compile:
+        torch.manual_seed(0)
+        compiled = side("today + train.compile", "ltn_sudoku.logic", MODELS[kind], args.boards, args.batch, device)
+        compiled.model.get_submodule("has_value").compile()  # as train.compile does (training/distributed.py)
+        sides.append(compiled)
     weights = {k: v.clone() for k, v in today.model.state_dict().items()}
     boards = sum(len(b) for b in today.batches)
-    for s in (before, today):  # warm-up: first-call allocations and lazy initialisation out of the timing
-        train_pass(s, weights, device)
-    cpu: dict[str, list[float]] = {before.name: [], today.name: []}
-    wall: dict[str, list[float]] = {before.name: [], today.name: []}
+    compile_cpu = 0.0
+    for s in sides:  # warm-up: first-call allocations, lazy initialisation and compiling out of the timing
+        compile_cpu = train_pass(s, weights, device)[0]
+    cpu: dict[str, list[float]] = {s.name: [] for s in sides}
+    wall: dict[str, list[float]] = {s.name: [] for s in sides}
     losses: dict[str, list[float]] = {}
     for repeat in range(args.repeats):
-        for s in (before, today) if repeat % 2 == 0 else (today, before):
+        for s in sides[repeat % len(sides):] + sides[:repeat % len(sides)]:  # each side first in turn
             seconds, wall_seconds, losses[s.name] = train_pass(s, weights, device)
             cpu[s.name].append(seconds)
             wall[s.name].append(wall_seconds)
-    ratios = [b / t for b, t in zip(cpu[before.name], cpu[today.name])]
-    return {
-        "kind": kind, "boards": boards, "batches": len(today.batches),
-        "baseline_boards_per_cpu_s": boards / statistics.median(cpu[before.name]),
-        "today_boards_per_cpu_s": boards / statistics.median(cpu[today.name]),
-        "baseline_boards_per_s": boards / statistics.median(wall[before.name]),
-        "today_boards_per_s": boards / statistics.median(wall[today.name]),
-        "ratio": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios),
-        "loss_difference": max(abs(a - b) for a, b in zip(losses[before.name], losses[today.name])),
-        "first_loss": losses[today.name][0],
-    }
+    rows = []
+    for s in sides[1:]:
+        ratios = [b / t for b, t in zip(cpu[before.name], cpu[s.name])]
+        rows.append({
+            "kind": kind, "side": s.name, "boards": boards, "batches": len(today.batches),
+            "baseline_boards_per_cpu_s": boards / statistics.median(cpu[before.name]),
+            "today_boards_per_cpu_s": boards / statistics.median(cpu[s.name]),
+            "baseline_boards_per_s": boards / statistics.median(wall[before.name]),
+            "today_boards_per_s": boards / statistics.median(wall[s.name]),
+            "ratio": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios),
+            "loss_difference": max(abs(a - b) for a, b in zip(losses[before.name], losses[s.name])),
+            "first_loss": losses[s.name][0],
+            "warm_up_cpu_s": compile_cpu if s.name.endswith("compile") else None,
+        })
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -178,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1, as conf/config.yaml)")
     parser.add_argument("--baseline", default=BASELINE, help=f"the commit to compare with (default {BASELINE})")
     parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")
+    parser.add_argument("--compile", action="store_true", help="also today's code with train.compile (hasValue's "
+                        "step compiled by torch.compile; needs a C++ compiler on the CPU)")
     parser.add_argument("--repo", type=Path, default=ROOT, help="the git repository holding --baseline (default: this "
                         "tree's)")
     args = parser.parse_args(argv)
@@ -195,15 +210,16 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.baseline} (its training-step modules: STEP_MODULES)", flush=True)
     with tempfile.TemporaryDirectory(prefix="bench_train_step_") as tmp:
         baseline = baseline_logic(args.baseline, Path(tmp), args.repo)
-        print("| model | baseline boards/CPU s | today boards/CPU s | ratio (min-max) | baseline / today boards/s "
-              "(wall) | largest loss difference |")
-        print("|---|---:|---:|---:|---:|---:|")
+        print("| model | today's side | baseline boards/CPU s | today boards/CPU s | ratio (min-max) | baseline / "
+              "today boards/s (wall) | largest loss difference |")
+        print("|---|---|---:|---:|---:|---:|---:|")
         for kind in kinds:
-            r = compare(kind, baseline, args, device)
-            print(f"| 9x9 {kind} | {r['baseline_boards_per_cpu_s']:.1f} | {r['today_boards_per_cpu_s']:.1f} | "
-                  f"**{r['ratio']:.2f}x** ({r['ratio_min']:.2f}-{r['ratio_max']:.2f}) | "
-                  f"{r['baseline_boards_per_s']:.1f} / {r['today_boards_per_s']:.1f} | "
-                  f"{r['loss_difference']:.1e} (loss {r['first_loss']:.4f}) |", flush=True)
+            for r in compare(kind, baseline, args, device):
+                warm = "" if r["warm_up_cpu_s"] is None else f" (compiling: {r['warm_up_cpu_s']:.0f} CPU s, once)"
+                print(f"| 9x9 {kind} | {r['side']}{warm} | {r['baseline_boards_per_cpu_s']:.1f} | "
+                      f"{r['today_boards_per_cpu_s']:.1f} | **{r['ratio']:.2f}x** ({r['ratio_min']:.2f}-"
+                      f"{r['ratio_max']:.2f}) | {r['baseline_boards_per_s']:.1f} / {r['today_boards_per_s']:.1f} | "
+                      f"{r['loss_difference']:.1e} (loss {r['first_loss']:.4f}) |", flush=True)
     print(f"peak RSS {peak_rss_mb():.0f} MB (the process: both sides)")
     return 0
 

@@ -22,7 +22,7 @@ from ltn_sudoku.logic.board.objective import objective
 from ltn_sudoku.logic.config.schema import compose_config
 from ltn_sudoku.logic.groundings.grounding import Grounding, encode_boards, one_hot_givens
 from ltn_sudoku.logic.groundings.hasvalue import MessagePassingConfig, build_has_value
-from ltn_sudoku.logic.groundings.hasvalue.message_passing import GruGates, MessagePassingHasValue
+from ltn_sudoku.logic.groundings.hasvalue.message_passing import GruGates, MessagePassingHasValue, gru_gates
 from ltn_sudoku.logic.kb.operators import build_operators
 from ltn_sudoku.logic.kinds import train
 
@@ -167,6 +167,49 @@ def test_gru_gates_are_a_gru_cell_with_its_gradient() -> None:
     assert torch.allclose(GruGates.apply(x, h, bias, hidden.T.contiguous()).T, cell(inputs, hidden))
     operands = [t.detach().clone().requires_grad_() for t in (x, h, bias, hidden.T.contiguous())]
     assert torch.autograd.gradcheck(GruGates.apply, operands)
+
+
+def test_the_plain_gru_gates_are_gru_gates_with_their_gradient() -> None:
+    """gru_gates (what torch.compile sees) computes GruGates' values and gradients (float64: rounding apart)."""
+    torch.manual_seed(3)
+    d, nodes = 5, 11
+    operands = [torch.randn(3 * d, nodes, dtype=torch.float64), torch.randn(3 * d, nodes, dtype=torch.float64),
+                torch.randn(d, dtype=torch.float64), torch.randn(d, nodes, dtype=torch.float64)]
+    eager = [t.clone().requires_grad_() for t in operands]
+    plain = [t.clone().requires_grad_() for t in operands]
+    out_eager, out_plain = GruGates.apply(*eager), gru_gates(*plain)
+    assert torch.allclose(out_eager, out_plain, atol=1e-12)
+    weights = torch.randn_like(out_eager)
+    for a, b in zip(torch.autograd.grad((out_eager * weights).sum(), eager),
+                    torch.autograd.grad((out_plain * weights).sum(), plain)):
+        assert torch.allclose(a, b, atol=1e-12)
+
+
+@pytest.mark.slow  # torch.compile on the CPU: about 30 CPU s
+def test_a_compiled_step_refines_and_learns_as_the_eager_one() -> None:
+    """train.compile compiles one refinement step (RecurrentHasValue.compile): the same assignments and parameter
+    gradients as eager mode within float32 rounding, in parts on the CPU, with the plain GRU gates compiled in."""
+    net = _net(9)
+    values = encode_boards([r.board for r in generate(9, "open_solvable", 5, seed=7)], 9)
+    givens = one_hot_givens(values, 9)
+    net.cpu_part_nodes = 3 * 81 * 9  # parts of 3 and 2 boards: two shapes
+    weights = [torch.randn_like(givens) for _ in range(3)]
+
+    def run() -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+        outputs = net(givens)
+        loss = sum((out * w).sum() for out, w in zip(outputs, weights))
+        return [o.detach() for o in outputs], list(torch.autograd.grad(loss, list(net.parameters())))
+
+    eager_outputs, eager_grads = run()
+    net.compile()
+    assert net._compiled_advance is not None
+    compiled_outputs, compiled_grads = run()
+    for a, b in zip(eager_outputs, compiled_outputs):
+        assert torch.allclose(a, b, atol=1e-5)
+    for a, b in zip(eager_grads, compiled_grads):
+        assert torch.allclose(a, b, atol=1e-4, rtol=1e-4)
+    net._compiled_advance = lambda *a: pytest.fail("answering ran the compiled step")  # settle stays eager
+    assert torch.allclose(net.settle(givens)[0], eager_outputs[-1], atol=1e-5)
 
 
 def test_the_cpu_refines_in_parts_with_the_same_answer() -> None:
