@@ -162,3 +162,19 @@ def test_a_list_for_a_config_group_is_one_line_not_hydras_traceback(capsys: pyte
         check_group_overrides([override])
     err = capsys.readouterr().err
     assert info.value.code == 2 and err.startswith(f"error: {override}: a config group") and err.count("\n") == 1
+
+
+def test_train_compile_without_a_cpp_compiler_is_refused_up_front(capsys: pytest.CaptureFixture[str],
+                                                                  monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Path) -> None:
+    """torch.compile's inductor builds kernels with a C++ compiler: none on PATH is one line before any work."""
+    monkeypatch.delenv("CXX", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no g++
+    err = refusal(capsys, ["model=4x4_mp", "train.compile=true"])
+    assert "train.compile=true: torch.compile needs a C++ compiler" in err and "train.compile=false" in err
+    check_command_line(["model=4x4_mp"], "train")  # without compile nothing is asked for
+    fake = tmp_path / "my-c++"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("CXX", "my-c++")  # the compiler CXX names, as inductor reads it
+    check_command_line(["model=4x4_mp", "train.compile=true"], "train")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -113,9 +114,21 @@ def _model_name_rules(cfg: DictConfig) -> Iterator[str]:
                f"model={size}x{size}) rather than changing its size")
 
 
+def _compile_rules(cfg: DictConfig, entry: str) -> Iterator[str]:
+    """train.compile needs the C++ compiler torch.compile's inductor builds its kernels with (CXX, else g++; clang++
+    on macOS: inductor's own default): without one the run would fail at its first batch, after the data was made."""
+    if entry != "train" or not cfg.get("train") or not cfg.train.get("compile"):
+        return
+    compiler = os.environ.get("CXX") or ("clang++" if sys.platform == "darwin" else "g++")
+    if shutil.which(compiler) is None:
+        yield (f"train.compile=true: torch.compile needs a C++ compiler to build its kernels and {compiler} was not "
+               "found on PATH; install one or name it in CXX, or train with train.compile=false")
+
+
 def cross_field_violations(cfg: DictConfig, entry: str) -> Iterator[str]:
     """The rules between keys, each as one line naming the key to change."""
     yield from _model_name_rules(cfg)
+    yield from _compile_rules(cfg, entry)
     yield from KINDS[model_kind(cfg)].rules(cfg, entry)
 
 
