@@ -151,6 +151,9 @@ class RecurrentHasValue(nn.Module):
         In place: the module, its parameters and checkpoint keys stay as they are; `settle` (answering) stays eager.
         On 2 CPU cores the 9x9 message-passing training step runs about 1.3x faster than eager after about 20 CPU s
         of compiling (scripts/bench_train_step.py --compile)."""
+        # train.grad_every's per-axiom gradients run backward with retain_graph, which a compiled backward that
+        # reuses its saved tensors' memory ("donated buffers", a process-wide setting) refuses
+        torch._functorch.config.donated_buffer = False
         self._compiled_advance = torch.compile(self._advance, *args, **kwargs)
 
 
