@@ -153,7 +153,9 @@ class RecurrentHasValue(nn.Module):
         of compiling (scripts/bench_train_step.py --compile)."""
         # train.grad_every's per-axiom gradients run backward with retain_graph, which a compiled backward that
         # reuses its saved tensors' memory ("donated buffers", a process-wide setting) refuses
-        torch._functorch.config.donated_buffer = False
+        import torch._functorch.config as functorch_config  # not loaded by `import torch` alone
+
+        functorch_config.donated_buffer = False
         self._compiled_advance = torch.compile(self._advance, *args, **kwargs)
 
 
