@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -210,6 +212,19 @@ def test_a_compiled_step_refines_and_learns_as_the_eager_one() -> None:
         assert torch.allclose(a, b, atol=1e-4, rtol=1e-4)
     net._compiled_advance = lambda *a: pytest.fail("answering ran the compiled step")  # settle stays eager
     assert torch.allclose(net.settle(givens)[0], eager_outputs[-1], atol=1e-5)
+
+
+def test_compile_works_in_a_fresh_interpreter() -> None:
+    """`compile` sets torch's process-wide donated-buffer switch: in a fresh process (no other module has loaded
+    torch._functorch.config) it must load that module itself."""
+    code = ("from ltn_sudoku.logic.groundings.grounding import Grounding\n"
+            "from ltn_sudoku.logic.groundings.hasvalue import MessagePassingConfig, build_has_value\n"
+            "net = build_has_value(Grounding(4), MessagePassingConfig(hidden=4, layers=1, message_dim=2, steps=1))\n"
+            "net.compile()\n"
+            "import torch._functorch.config as c\n"
+            "assert net._compiled_advance is not None and c.donated_buffer is False\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def test_the_cpu_refines_in_parts_with_the_same_answer() -> None:
