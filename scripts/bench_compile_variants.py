@@ -7,7 +7,10 @@ timing) and trained from the same weights on the same generated boards as script
 the passes alternate, each variant first in turn. The figure is boards per CPU second (median over passes).
 
     .venv/bin/python scripts/bench_compile_variants.py [--variants default,autotune,parts16k] [--boards 128]
-        [--batch 32] [--repeats 5]
+        [--batch 32] [--repeats 5] [--profile]
+
+--profile: after the timing, one more pass of the first variant under torch.profiler, its operators by their own CPU
+time (what a compiled step still spends its time on; the profiler's overhead inflates the total).
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--boards", type=int, default=128, help="training boards per pass (default 128)")
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--repeats", type=int, default=5, help="interleaved passes per variant (default 5)")
+    parser.add_argument("--profile", action="store_true", help="also profile one pass of the first variant")
     args = parser.parse_args(argv)
     names = [v.strip() for v in args.variants.split(",") if v.strip()]
     if not names or any(v not in VARIANTS for v in names) or min(args.boards, args.batch, args.repeats) < 1:
@@ -86,6 +90,13 @@ def main(argv: list[str] | None = None) -> int:
         ratio = statistics.median(cpu[first]) / statistics.median(cpu[s.name])
         difference = max(abs(a - b) for a, b in zip(losses[first], losses[s.name]))
         print(f"| {s.name} | {rate:.1f} | {passes} | {ratio:.2f}x | {warm[s.name]:.0f} | {difference:.1e} |")
+    if args.profile:
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            train_pass(sides[0], weights, device)
+        print(f"torch.profiler, one pass of {first}:")
+        print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=15, max_name_column_width=60))
     print(f"peak RSS {peak_rss_mb():.0f} MB")
     return 0
 
