@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -47,8 +49,10 @@ class LocalServer:
         self.cut_after: dict[str, int] = {}
         self.endless: dict[str, int] = {}
         self.headers: dict[str, dict[str, str]] = {}
-        self.requests: list[Request] = []
+        self._requests: list[Request] = []
         self._lock = threading.Lock()
+        self._answering = 0  # requests being answered: recorded once their last byte is written
+        self._idle = threading.Condition(self._lock)
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -58,10 +62,12 @@ class LocalServer:
                 pass
 
             def do_HEAD(self) -> None:
-                self._answer(body=False)
+                with server._answer_started():
+                    self._answer(body=False)
 
             def do_GET(self) -> None:
-                self._answer(body=True)
+                with server._answer_started():
+                    self._answer(body=True)
 
             def _answer(self, body: bool) -> None:
                 path = self.path.split("?", 1)[0]
@@ -156,7 +162,26 @@ class LocalServer:
 
     def _record(self, request: Request) -> None:
         with self._lock:
-            self.requests.append(request)
+            self._requests.append(request)
+
+    @contextmanager
+    def _answer_started(self) -> Iterator[None]:
+        with self._idle:
+            self._answering += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._answering -= 1
+                self._idle.notify_all()
+
+    @property
+    def requests(self) -> list[Request]:
+        """Every request answered so far. A client can read an answer's last byte before the server thread records
+        it, so this waits (up to 10 s) until no answer is still being written: a test reads what it asked for."""
+        with self._idle:
+            self._idle.wait_for(lambda: self._answering == 0, timeout=10)
+            return list(self._requests)
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
