@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))  # this tree's ltn_sudoku, whatever is installed
 
 from ltn_sudoku.logic.groundings.hasvalue import RecurrentHasValue  # noqa: E402
 from scripts._machine import cpu_name, peak_rss_mb  # noqa: E402
-from scripts.bench_train_step import MODELS, Side, side, train_pass  # noqa: E402
+from scripts.bench_train_step import MODELS, Side, interleaved, side, train_pass  # noqa: E402
 
 # name -> (torch.compile's keyword arguments, cpu_part_nodes or None for the grounding's own)
 VARIANTS: dict[str, tuple[dict[str, Any], int | None]] = {
@@ -69,16 +69,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.boards} boards a pass, {args.repeats} interleaved passes a variant", flush=True)
     sides = [compiled_side(name, args.boards, args.batch) for name in names]
     weights = {k: v.clone() for k, v in sides[0].model.state_dict().items()}
-    warm: dict[str, float] = {}
-    for s in sides:  # compile (first pass) and settle (second) out of the timing
-        warm[s.name] = train_pass(s, weights, device)[0]
-        train_pass(s, weights, device)
-    cpu: dict[str, list[float]] = {s.name: [] for s in sides}
-    losses: dict[str, list[float]] = {}
-    for repeat in range(args.repeats):
-        for s in sides[repeat % len(sides):] + sides[:repeat % len(sides)]:
-            seconds, _, losses[s.name] = train_pass(s, weights, device)
-            cpu[s.name].append(seconds)
+    passes = interleaved(sides, weights, device, args.repeats, warm_ups=2)  # compile, then settle, untimed
+    warm, cpu, losses = passes.warm_up_cpu, passes.cpu, passes.losses
     boards = sum(len(b) for b in sides[0].batches)
     first = sides[0].name
     print("| variant | boards/CPU s (median) | passes | vs " + first + " | first pass (compile) CPU s | largest loss "
@@ -86,10 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---:|---|---:|---:|---:|")
     for s in sides:
         rate = boards / statistics.median(cpu[s.name])
-        passes = ", ".join(f"{boards / c:.1f}" for c in cpu[s.name])
+        each = ", ".join(f"{boards / c:.1f}" for c in cpu[s.name])
         ratio = statistics.median(cpu[first]) / statistics.median(cpu[s.name])
         difference = max(abs(a - b) for a, b in zip(losses[first], losses[s.name]))
-        print(f"| {s.name} | {rate:.1f} | {passes} | {ratio:.2f}x | {warm[s.name]:.0f} | {difference:.1e} |")
+        print(f"| {s.name} | {rate:.1f} | {each} | {ratio:.2f}x | {warm[s.name]:.0f} | {difference:.1e} |")
     if args.profile:
         from torch.profiler import ProfilerActivity, profile
 

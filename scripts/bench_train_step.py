@@ -135,6 +135,34 @@ def train_pass(s: Side, weights: dict[str, torch.Tensor], device: torch.device) 
     return time.process_time() - cpu, time.perf_counter() - wall, losses
 
 
+@dataclass
+class Passes:
+    """Per side (by name): the CPU seconds of its first warm-up pass (compiling, where it compiles), and of each
+    timed pass, their wall seconds, and the last timed pass's loss per batch."""
+
+    warm_up_cpu: dict[str, float]
+    cpu: dict[str, list[float]]
+    wall: dict[str, list[float]]
+    losses: dict[str, list[float]]
+
+
+def interleaved(sides: list[Side], weights: dict[str, torch.Tensor], device: torch.device, repeats: int,
+                warm_ups: int = 1) -> Passes:
+    """`warm_ups` untimed passes of each side (first-call allocations, lazy initialisation, compiling), then
+    `repeats` timed passes of every side from `weights`, each side first in turn, so that all meet the same load."""
+    passes = Passes({}, {s.name: [] for s in sides}, {s.name: [] for s in sides}, {})
+    for s in sides:
+        passes.warm_up_cpu[s.name] = train_pass(s, weights, device)[0]
+        for _ in range(warm_ups - 1):
+            train_pass(s, weights, device)
+    for repeat in range(repeats):
+        for s in sides[repeat % len(sides):] + sides[:repeat % len(sides)]:
+            seconds, wall_seconds, passes.losses[s.name] = train_pass(s, weights, device)
+            passes.cpu[s.name].append(seconds)
+            passes.wall[s.name].append(wall_seconds)
+    return passes
+
+
 def compare(kind: str, baseline: str, args: argparse.Namespace, device: torch.device) -> list[dict[str, Any]]:
     """The sides of one model kind, interleaved: boards per CPU second, each side's ratio to the baseline, the
     losses' difference; with --compile a third side, today's code with train.compile (hasValue's step compiled,
@@ -153,17 +181,8 @@ def compare(kind: str, baseline: str, args: argparse.Namespace, device: torch.de
         sides.append(compiled)
     weights = {k: v.clone() for k, v in today.model.state_dict().items()}
     boards = sum(len(b) for b in today.batches)
-    compile_cpu = 0.0
-    for s in sides:  # warm-up: first-call allocations, lazy initialisation and compiling out of the timing
-        compile_cpu = train_pass(s, weights, device)[0]
-    cpu: dict[str, list[float]] = {s.name: [] for s in sides}
-    wall: dict[str, list[float]] = {s.name: [] for s in sides}
-    losses: dict[str, list[float]] = {}
-    for repeat in range(args.repeats):
-        for s in sides[repeat % len(sides):] + sides[:repeat % len(sides)]:  # each side first in turn
-            seconds, wall_seconds, losses[s.name] = train_pass(s, weights, device)
-            cpu[s.name].append(seconds)
-            wall[s.name].append(wall_seconds)
+    passes = interleaved(sides, weights, device, args.repeats)
+    cpu, wall, losses = passes.cpu, passes.wall, passes.losses
     rows = []
     for s in sides[1:]:
         ratios = [b / t for b, t in zip(cpu[before.name], cpu[s.name])]
@@ -176,7 +195,7 @@ def compare(kind: str, baseline: str, args: argparse.Namespace, device: torch.de
             "ratio": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios),
             "loss_difference": max(abs(a - b) for a, b in zip(losses[before.name], losses[s.name])),
             "first_loss": losses[s.name][0],
-            "warm_up_cpu_s": compile_cpu if s.name.endswith("compile") else None,
+            "warm_up_cpu_s": passes.warm_up_cpu[s.name] if s is sides[-1] and args.compile else None,
         })
     return rows
 

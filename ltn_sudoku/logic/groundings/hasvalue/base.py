@@ -149,7 +149,7 @@ class RecurrentHasValue(nn.Module):
         a small graph that the compiler fuses, its backward included (a grounding's hand-written autograd
         Functions, fast in eager mode but opaque to the compiler, step aside under it: `torch.compiler.is_compiling`).
         In place: the module, its parameters and checkpoint keys stay as they are; `settle` (answering) stays eager.
-        On 2 CPU cores the 9x9 message-passing training step runs about 1.3x faster than eager after about 20 CPU s
+        On 2 CPU cores the 9x9 message-passing training step runs about 1.3x faster than eager after 7-18 CPU s
         of compiling (scripts/bench_train_step.py --compile)."""
         # train.grad_every's per-axiom gradients run backward with retain_graph, which a compiled backward that
         # reuses its saved tensors' memory ("donated buffers", a process-wide setting) refuses
