@@ -1,6 +1,7 @@
 """"Solved" is judged by the symbolic side: the crisp knowledge base (inference.is_valid_assignment, which every
-solve/board_accuracy figure goes through) agrees with Board.is_valid_solution plus "the givens are kept" on 1,000
-random valid and invalid boards of each size, and evaluation's board accuracy reads no solution."""
+solve/board_accuracy figure goes through, and the Gödel truth of the KB's formulas it computes, crisp_kb_truth)
+agrees with Board.is_valid_solution plus "the givens are kept" on 1,000 random valid and invalid boards of each size
+and 60 that break one kind of unit only, and evaluation's board accuracy reads no solution."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import torch
 
 from ltn_sudoku.board import Board
 from ltn_sudoku.logic.board import assess, data
-from ltn_sudoku.logic.board.inference import decoded, is_valid_assignment
+from ltn_sudoku.logic.board.inference import crisp_kb_truth, decoded, is_valid_assignment
 from ltn_sudoku.logic.board.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.checkpoints import shipped_checkpoint
 from ltn_sudoku.logic.config.schema import compose_config
@@ -63,17 +64,44 @@ def boards_and_givens(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return boards, givens
 
 
+def one_kind_broken(n: int, count: int, rng: np.random.Generator) -> np.ndarray:
+    """(3 * count, n*n) grids that break one kind of unit only: two cells of a row swapped inside their block (only
+    columns break), the same for a column (only rows break), and Latin squares whose blocks repeat a digit."""
+    b = round(n ** 0.5)
+    out = []
+    for axis in (0, 1):
+        for grid in random_solutions(n, count, rng).reshape(count, n, n):
+            line, first = int(rng.integers(n)), int(rng.integers(b)) * b
+            a, c = first + rng.choice(b, size=2, replace=False)
+            view = grid if axis == 0 else grid.T
+            view[line, [a, c]] = view[line, [c, a]]
+            out.append(grid.reshape(-1))
+    r = np.arange(n)
+    latin = (r[:, None] + r[None, :]) % n
+    squares = 0
+    while squares < count:  # permuted Latin squares, those that are no Sudoku solution
+        square = (rng.permutation(n)[latin[rng.permutation(n)][:, rng.permutation(n)]] + 1).reshape(-1)
+        if not Board(square.tolist(), n).is_valid_solution:
+            out.append(square)
+            squares += 1
+    return np.array(out)
+
+
 @pytest.mark.parametrize("n", [4, 9])
 def test_the_crisp_kb_agrees_with_the_board_rules(n: int) -> None:
     boards, givens = boards_and_givens(n, seed=18)
+    broken = one_kind_broken(n, 20, np.random.default_rng([19, n]))
+    boards, givens = np.concatenate([boards, broken]), np.concatenate([givens, np.zeros_like(broken)])
     expected = np.array([Board(row.tolist(), n).is_valid_solution and bool(np.all((g == 0) | (g == row)))
                          for row, g in zip(boards, givens)])
-    assert 200 < expected.sum() < BOARDS - 200  # both verdicts well represented
+    assert 200 < expected.sum() < BOARDS - 200 and not expected[BOARDS:].any()  # both verdicts well represented
     # a soft assignment whose argmax is the board: the KB judges the decoded digits
     rng = np.random.default_rng(n)
-    soft = torch.from_numpy(0.5 * np.eye(n)[boards - 1] + 0.45 * rng.random((BOARDS, n * n, n))).float()
-    verdict = is_valid_assignment(tiny_model(n), one_hot_givens(torch.from_numpy(givens), n), soft)
+    soft = torch.from_numpy(0.5 * np.eye(n)[boards - 1] + 0.45 * rng.random((len(boards), n * n, n))).float()
+    model, one_hot = tiny_model(n), one_hot_givens(torch.from_numpy(givens), n)
+    verdict = is_valid_assignment(model, one_hot, soft)
     assert np.array_equal(verdict.numpy(), expected)
+    assert np.array_equal(crisp_kb_truth(model, one_hot, soft).numpy(), expected.astype(np.float32))  # 0 or 1
 
 
 def test_board_accuracy_is_the_symbolic_verdict_and_reads_no_solution() -> None:
