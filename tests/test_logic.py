@@ -46,6 +46,7 @@ from ltn_sudoku.logic.kb.axioms import (
     no_solution,
     rule_axioms,
 )
+from ltn_sudoku.logic.kb import operators
 from ltn_sudoku.logic.kb.operators import FAMILIES, AggregLogProduct, AggregMax, build_operators
 
 VALID_4 = parse_board_text("1234341221434321")
@@ -162,6 +163,58 @@ def test_out_of_range_truths_are_refused() -> None:
     ops = ops_for("product")
     with pytest.raises(ValueError, match="range"):
         ops.Not(ltn.core.LTNObject(torch.tensor([1.5]), ["v"]))
+
+
+def _operands(shapes: list[tuple[str, ...]], sizes: dict[str, int], seed: int) -> list[torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    return [torch.rand(tuple(sizes[v] for v in labels), generator=generator, dtype=torch.float64).requires_grad_()
+            for labels in shapes]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_connectives_broadcast_to_ltntorchs_values_and_gradients(family: str) -> None:
+    """operators._broadcast_connective (no copy of the operands into one shape) gives what LTNtorch's own
+    Connective.__call__ gives: the same variables, values to the bit in a contiguous tensor, and the same gradients,
+    for operands over other, shared, reordered or no variables; and LTNtorch's errors."""
+    ops = ops_for(family)
+    sizes = {"b": 3, "c": 5, "v": 4}
+    cases = [[("b", "c"), ("c", "v")], [("b", "c", "v"), ("v", "b")], [("c", "v"), ("v", "c")], [("b",), ()],
+             [(), ("b", "c")], [("c",)], [("v", "b", "c")]]
+    for seed, shapes in enumerate(cases):
+        connectives = [ops.Not] if len(shapes) == 1 else [ops.And, ops.Or, ops.Implies, ops.Equiv]
+        for connective in connectives:
+            results = []
+            for call in (operators._LTN_CONNECTIVE, operators._broadcast_connective):
+                leaves = _operands(shapes, sizes, seed)
+                out = call(connective, *[ltn.core.LTNObject(x, list(labels)) for x, labels in zip(leaves, shapes)])
+                weights = torch.rand(out.value.shape, generator=torch.Generator().manual_seed(seed),
+                                     dtype=torch.float64)
+                grads = torch.autograd.grad((out.value * weights).sum(), leaves, allow_unused=True)
+                results.append((out, grads))
+            (theirs, their_grads), (ours, our_grads) = results
+            assert ours.free_vars == theirs.free_vars, (shapes, connective)
+            assert ours.value.is_contiguous() and torch.equal(ours.value, theirs.value), (shapes, connective)
+            for mine, expected in zip(our_grads, their_grads):
+                assert (mine is None) == (expected is None)
+                assert mine is None or torch.allclose(mine, expected, rtol=1e-12, atol=1e-15), (shapes, connective)
+    with pytest.raises(ValueError, match="two operands"):
+        ops.And(ltn.core.LTNObject(torch.rand(3), ["b"]))
+    with pytest.raises(ValueError, match="range"):
+        ops.And(ltn.core.LTNObject(torch.rand(3), ["b"]), ltn.core.LTNObject(torch.tensor([2.0]), ["c"]))
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_knowledge_base_is_the_same_with_ltntorchs_connectives(family: str,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every rule axiom on soft 9x9 assignments, with the broadcasting connectives and with LTNtorch's: the same
+    truths to the bit."""
+    g = Grounding(9)
+    givens = one_hot_givens(encode_boards([VALID_9, parse_board_text("0" * 81)], 9), 9)
+    soft = torch.softmax(torch.randn(2, 81, 9, generator=torch.Generator().manual_seed(3)) * 3, -1)
+    ours = {k: t.value for k, t in rule_axioms(g, ops_for(family), soft, givens).items()}
+    monkeypatch.setattr(ltn.Connective, "__call__", operators._LTN_CONNECTIVE)
+    theirs = {k: t.value for k, t in rule_axioms(g, ops_for(family), soft, givens).items()}
+    assert ours.keys() == theirs.keys() and all(torch.equal(ours[k], theirs[k]) for k in ours)
 
 
 # ---- groundings --------------------------------------------------------------------------------------------------

@@ -148,3 +148,47 @@ def _check_truth_values(*values: torch.Tensor) -> None:
 
 
 ltn.fuzzy_ops.check_values = _check_truth_values
+
+
+_LTN_CONNECTIVE = ltn.Connective.__call__  # LTNtorch's own: what _broadcast_connective does not take goes there
+
+
+def _broadcast_connective(self: ltn.Connective, *operands: Any, **kwargs: Any) -> LTNObject:
+    """LTNtorch's Connective.__call__ without copying the operands into one shape first.
+
+    LTNtorch repeats each operand along the variables it lacks, copies it into the common order of the variables and
+    flattens it, then applies the element-wise connective. Here each operand is a view, with an axis of size 1 for
+    each variable it lacks, permuted into that order, and the connective broadcasts. The output has the same variables,
+    shape, contiguous layout and values; the gradients sum the same terms. On the knowledge base those copies were a
+    fifth of the objective's time, and the compiled message-passing training step runs about 4 % faster without them
+    (tests/test_logic.py checks outputs and gradients against LTNtorch's). Anything else (an operand with axes beyond
+    its variables, the wrong number of operands, a variable of two sizes) goes to LTNtorch's own call, whose errors
+    it keeps."""
+    unary = isinstance(self.connective_op, ltn.fuzzy_ops.UnaryConnectiveOperator)
+    if (not isinstance(self.connective_op, (ltn.fuzzy_ops.UnaryConnectiveOperator,
+                                            ltn.fuzzy_ops.BinaryConnectiveOperator))
+            or len(operands) != (1 if unary else 2)
+            or not all(isinstance(o, LTNObject) and o.value.dim() == len(o.free_vars) for o in operands)):
+        return _LTN_CONNECTIVE(self, *operands, **kwargs)
+    sizes: dict[str, int] = {}
+    for o in operands:
+        for label, size in zip(o.free_vars, o.value.shape):
+            if sizes.setdefault(label, size) != size:
+                return _LTN_CONNECTIVE(self, *operands, **kwargs)
+    ltn.fuzzy_ops.check_values(*[o.value for o in operands])
+    labels = list(sizes)
+    values = []
+    for o in operands:
+        own, value = list(o.free_vars), o.value
+        missing = [label for label in labels if label not in own]
+        if missing:
+            value = value.reshape(*value.shape, *[1] * len(missing))
+            own += missing
+        if own != labels:
+            value = value.permute([own.index(label) for label in labels])
+        values.append(value)
+    output = self.connective_op(*values).reshape(tuple(sizes.values()))
+    return LTNObject(output.contiguous(), labels)
+
+
+ltn.Connective.__call__ = _broadcast_connective
