@@ -7,6 +7,7 @@ it; the script prints that floor, one board answered alone against the same boar
     .venv/bin/python scripts/bench_classify_ltn.py [--boards 400] [--dead-end-boards 6] [--no-command | --command-only]
     .venv/bin/python scripts/bench_classify_ltn.py --complete-only [--complete-sizes kaggle_3m_test=100,top1465=50]
     .venv/bin/python scripts/bench_classify_ltn.py --settle-only [--boards 1536]
+    .venv/bin/python scripts/bench_classify_ltn.py --profile-only [--boards 1536]
 
 Parts: the symbolic default answers (Q1/Q2 with every move's exact dead-end flag, and Q3: techniques and the solving
 path), classify() per board; the LTN answers (isCorrect / hasSolution, hasValue after refinement, move confidences,
@@ -21,6 +22,10 @@ board of the LTN section without the complete solver (the baseline), with it to 
 with the uniqueness proof (limit 2), as ratios; the solver's mean wrong guesses, nodes and model calls beside the
 ascending and fewest-places orders' on the same boards (the same solver without a model); every answer checked
 against the exact solver's solution.
+
+The profile section (alone with --profile-only): per Kaggle set, the default LTN section's CPU ms per board and how
+much of it each part takes (the refinement until settled, hasSolution's features and head, the validity of the
+decoded board, recommendsHeuristic), each part's calls timed where they run; the rest is the difference.
 
 The settle section (in the default run; alone with --settle-only): per Kaggle set, the LTN section with every board refined for
 all of the checkpoint's eval_steps (tolerance 0, the old answer) beside the default, where each board stops once a step
@@ -115,6 +120,49 @@ def settle_section(count: int, repeats: int = 3) -> None:
               f"{str(same):>15} {worst:>19.1e}")
     if not same_everywhere:
         raise SystemExit("a settled LTN answer decides differently from the fully refined one")
+
+
+def profile_section(count: int) -> None:
+    """Where the default LTN section's CPU goes, per Kaggle set: each part's CPU ms per board (its calls timed in
+    place), the rest (answer objects, encoding, the moves' confidences) the difference to the whole."""
+    from ltn_sudoku.logic.board import inference, predict
+    from ltn_sudoku.logic.board.model import HasSolutionNet, LtnSudoku, RecommendsHeuristicNet
+
+    parts = {"refinement (settle)": (LtnSudoku, "settle"),
+             "hasSolution features": (inference, "solution_features"),
+             "hasSolution head": (HasSolutionNet, "forward"),
+             "valid decoded board": (predict, "is_valid_assignment"),
+             "recommendsHeuristic": (RecommendsHeuristicNet, "forward")}
+    spent = dict.fromkeys(parts, 0.0)
+
+    def timed(name: str, call: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            start = time.process_time()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                spent[name] += time.process_time() - start
+        return run
+
+    ltn = LtnAnswers()
+    print("  profile: the default LTN section's parts, CPU ms per board (each part's calls timed where they run)")
+    print(f"  {'set':<12} {'boards':>6} {'whole':>7} " + " ".join(f"{name:>20}" for name in parts)
+          + f" {'rest':>6}")
+    for name, boards in real_boards_by_set(count).items():
+        ltn.sections(boards[:2])
+        originals = {part: getattr(owner, attribute) for part, (owner, attribute) in parts.items()}
+        try:
+            for part, (owner, attribute) in parts.items():
+                setattr(owner, attribute, timed(part, originals[part]))
+            for part in spent:
+                spent[part] = 0.0
+            whole = cpu_ms_per_board(lambda: ltn.sections(boards), len(boards))
+        finally:
+            for part, (owner, attribute) in parts.items():
+                setattr(owner, attribute, originals[part])
+        each = {part: seconds * 1000 / len(boards) for part, seconds in spent.items()}
+        print(f"  {name:<12} {len(boards):>6} {whole:>7.2f} " + " ".join(f"{v:>20.2f}" for v in each.values())
+              + f" {whole - sum(each.values()):>6.2f}")
 
 
 def cpu_ms_per_board(work: Callable[[], Any], boards: int) -> float:
@@ -226,6 +274,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--command-only", action="store_true", help="time only the whole CLI command")
     parser.add_argument("--complete-only", action="store_true", help="run only the complete-solver section")
     parser.add_argument("--settle-only", action="store_true", help="run only the settle section (--boards rows)")
+    parser.add_argument("--profile-only", action="store_true",
+                        help="run only the profile of the LTN section's parts (--boards rows)")
     parser.add_argument("--complete-sizes", default=COMPLETE_SIZES, metavar="SET=N,...",
                         help=f"sets and puzzles of the complete-solver section (default {COMPLETE_SIZES})")
     parser.add_argument("--complete-checkpoints", default=COMPLETE_CHECKPOINTS, metavar="PT,...",
@@ -233,6 +283,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.complete_only:
         complete_solver_section(args.complete_sizes, args.complete_checkpoints)
+        print(f"peak memory (max RSS of this process): "
+              f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+        return 0
+    if args.profile_only:
+        profile_section(args.boards)
         print(f"peak memory (max RSS of this process): "
               f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
         return 0

@@ -23,3 +23,18 @@ def test_bench_classify_ltn_complete_section_smoke(kaggle_data_home: Path) -> No
     assert out.count("ascending, limit 1 (no model)") == 2 and "peak memory" in out
     ratio = next(line for line in out.splitlines() if "+ --ltn-complete 2" in line).split()[4]
     assert ratio.endswith("x") and float(ratio[:-1]) > 0
+
+
+def test_bench_classify_ltn_profile_section_smoke() -> None:
+    """--profile-only on a few shipped rows of each Kaggle sample: a row per set, the parts within the whole (each
+    part is timed inside the whole's time) and the rest their difference."""
+    done = subprocess.run([sys.executable, str(ROOT / "scripts/bench_classify_ltn.py"), "--profile-only", "--boards",
+                           "6"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line.split() for line in done.stdout.splitlines() if line.strip().startswith("kaggle_")]
+    assert [row[0] for row in rows] == ["kaggle_1m", "kaggle_3m", "kaggle_9m"]
+    for row in rows:
+        whole, parts, rest = float(row[2]), [float(x) for x in row[3:-1]], float(row[-1])
+        # printed to 0.01 ms: six roundings apart at most
+        assert len(parts) == 5 and parts[0] > 0 and sum(parts) <= whole + 0.03 and abs(sum(parts) + rest - whole) < 0.04
+    assert "peak memory" in done.stdout
