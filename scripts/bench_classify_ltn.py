@@ -125,8 +125,11 @@ def settle_section(count: int, repeats: int = 3) -> None:
 def profile_section(count: int) -> None:
     """Where the default LTN section's CPU goes, per Kaggle set: each part's CPU ms per board (its calls timed in
     place), the rest (answer objects, encoding, the moves' confidences) the difference to the whole."""
+    from ltn_sudoku.cli.allocator import keep_large_arrays_in_heap
     from ltn_sudoku.logic.board import inference, predict
     from ltn_sudoku.logic.board.model import HasSolutionNet, LtnSudoku, RecommendsHeuristicNet
+
+    keep_large_arrays_in_heap()  # as classify-board does: a batch's tensors are not fresh pages every time
 
     parts = {"refinement (settle)": (LtnSudoku, "settle"),
              "hasSolution features": (inference, "solution_features"),

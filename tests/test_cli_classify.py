@@ -421,7 +421,9 @@ def test_bench_classify_kaggle_section_sets_a_baseline_commit_beside_this_tree(
     assert [" ".join(row[2:-3]) for row in rows] == list(script.KAGGLE_PARTS)
     for row in rows:
         before, after, ratio = float(row[-3]), float(row[-2]), float(row[-1].rstrip("x"))
-        assert before > 0 and after > 0 and ratio == pytest.approx(before / after, rel=0.02, abs=0.01)
+        # the figures are printed to 0.01 ms: on a part of a few hundredths of a ms the rounding alone moves the ratio
+        rounding = 0.005 / before + 0.005 / after
+        assert before > 0 and after > 0 and ratio == pytest.approx(before / after, rel=0.02 + rounding, abs=0.01)
     assert f"@{root}" in out
 
 

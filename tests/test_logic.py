@@ -36,6 +36,8 @@ from ltn_sudoku.logic.groundings.hasvalue import (
     build_has_value,
     grounding_config,
 )
+from ltn_sudoku.logic.groundings.layers import feature_major_linear
+from ltn_sudoku.logic.kb import operators
 from ltn_sudoku.logic.kb.axioms import (
     CONSTRAINT_AXIOMS,
     RULE_AXIOMS,
@@ -46,7 +48,6 @@ from ltn_sudoku.logic.kb.axioms import (
     no_solution,
     rule_axioms,
 )
-from ltn_sudoku.logic.kb import operators
 from ltn_sudoku.logic.kb.operators import FAMILIES, AggregLogProduct, AggregMax, build_operators
 
 VALID_4 = parse_board_text("1234341221434321")
@@ -242,6 +243,22 @@ def test_table_predicate_matches_ltn_broadcasting_and_diagonal_quantification() 
     diagonal = TablePredicate(square)(x, y)
     assert diagonal.free_vars == ["diag_x_y"]
     assert torch.allclose(diagonal.value, square[[0, 1, 2], [4, 3, 2]])
+
+
+@pytest.mark.parametrize("inputs", [9, 32])
+def test_a_feature_major_linear_layer_is_addmm(inputs: int) -> None:
+    """layers.feature_major_linear (a product and an in-place add) against torch.addmm with the bias broadcast:
+    values and the gradients of weight, bias and input."""
+    generator = torch.Generator().manual_seed(inputs)
+    weight, bias, x = (torch.randn(*shape, generator=generator, requires_grad=True)
+                       for shape in ((32, inputs), (32,), (inputs, 5000)))
+    grad = torch.randn(32, 5000, generator=generator)
+    ours = feature_major_linear(weight, bias, x)
+    ours_grads = torch.autograd.grad(ours, (weight, bias, x), grad)
+    theirs = torch.addmm(bias[:, None], weight, x)
+    theirs_grads = torch.autograd.grad(theirs, (weight, bias, x), grad)
+    assert torch.allclose(ours, theirs, rtol=1e-6, atol=1e-6)
+    assert all(torch.allclose(a, b, rtol=1e-6, atol=1e-5) for a, b in zip(ours_grads, theirs_grads))
 
 
 def _mixed_boards(n: int) -> list[Board]:

@@ -18,7 +18,7 @@ from torch import nn
 from ltn_sudoku.logic.config.groundings import RecurrentConfig
 from ltn_sudoku.logic.groundings.grounding import Grounding
 from ltn_sudoku.logic.groundings.hasvalue.base import RecurrentHasValue
-from ltn_sudoku.logic.groundings.layers import mlp
+from ltn_sudoku.logic.groundings.layers import feature_major_linear, mlp
 
 EVIDENCE_FEATURES = 11  # the first layer's inputs: the given digit, filled, then the OPEN_FEATURES
 OPEN_FEATURES = EVIDENCE_FEATURES - 2  # what varies on an open cell (`evidence`)
@@ -69,9 +69,9 @@ class EvidenceHasValue(RecurrentHasValue):
         _, filled, open_cells = fixed
         features = self.evidence(assignment, filled)
         x = features.view(OPEN_FEATURES, -1, features.shape[-1])[:, open_cells.view(-1)].view(OPEN_FEATURES, -1)
-        x = torch.addmm(self.first.bias[:, None], self.first.weight[:, 2:], x).relu_()  # (hidden, open nodes)
+        x = feature_major_linear(self.first.weight[:, 2:], self.first.bias, x).relu_()  # (hidden, open nodes)
         for layer in self.rest:  # feature-major as well: one product per layer, no transposes; ReLU in place (a
             # product's backward needs its inputs, not its output)
-            x = torch.addmm(layer.bias[:, None], layer.weight, x) if isinstance(layer, nn.Linear) else x.relu_()
+            x = feature_major_linear(layer.weight, layer.bias, x) if isinstance(layer, nn.Linear) else x.relu_()
         logits = state.index_put((open_cells,), state[open_cells] + x.view(-1, assignment.shape[-1]))
         return logits, logits

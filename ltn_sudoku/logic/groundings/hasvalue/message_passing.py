@@ -40,7 +40,7 @@ from torch import nn
 from ltn_sudoku.logic.config.groundings import MessagePassingConfig
 from ltn_sudoku.logic.groundings.grounding import Grounding
 from ltn_sudoku.logic.groundings.hasvalue.base import RecurrentHasValue
-from ltn_sudoku.logic.groundings.layers import mlp
+from ltn_sudoku.logic.groundings.layers import feature_major_linear, mlp
 
 RELATIONS: tuple[str, ...] = ("cell", "row_in_block", "row_out_block", "col_in_block", "col_out_block", "block_rest")
 NODE_INPUTS = 3  # given here, cell filled, previous hasValue(c, v)
@@ -164,7 +164,7 @@ class MessagePassingHasValue(RecurrentHasValue):
         shape = (d, batch, k, k, k, k, n)  # band, row in band, stack, column in stack
         received = _with_group_terms(received.view(shape), message_hidden.view(shape), fixed.on_groups).view(d, -1)
         for layer in list(self.update_in)[1:-1]:  # the update MLP's hidden layers between its first and last
-            received = (torch.addmm(layer.bias[:, None], layer.weight, received) if isinstance(layer, nn.Linear)
+            received = (feature_major_linear(layer.weight, layer.bias, received) if isinstance(layer, nn.Linear)
                         else layer(received))
         gates = gru_gates if torch.compiler.is_compiling() else GruGates.apply  # the compiler fuses plain ops
         hidden = gates(fixed.on_update @ received, hidden_gates, fixed.new_gate_bias, hidden)
