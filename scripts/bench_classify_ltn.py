@@ -54,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this tree's ltn_
 from ltn_sudoku.board import Board  # noqa: E402
 from ltn_sudoku.branching.orders import Ascending, FewestPlaces  # noqa: E402
 from ltn_sudoku.branching.solver import solve  # noqa: E402
+from ltn_sudoku.cli.allocator import keep_large_arrays_in_heap  # noqa: E402
 from ltn_sudoku.exact import solve as exact_solve  # noqa: E402
 from ltn_sudoku.io.kaggle import read_kaggle  # noqa: E402
 from ltn_sudoku.logic.board.predict import SETTLE_TOLERANCE, LtnAnswers  # noqa: E402
@@ -85,8 +86,6 @@ def real_boards_by_set(count: int) -> dict[str, list[Board]]:
 def settle_section(count: int, repeats: int = 3) -> None:
     """The LTN section refining every board all the way (tolerance 0) beside the default, each board stopping once
     settled, on the same real rows; exits 1 when a decision differs."""
-    from ltn_sudoku.cli.allocator import keep_large_arrays_in_heap
-
     keep_large_arrays_in_heap()  # as classify-board does (cli/allocator.py): no fresh pages for every batch
     full, settled = LtnAnswers(tolerance=0.0), LtnAnswers()
     print(f"  settle: the LTN section with every board refined all the way (tolerance 0) against the default "
@@ -125,7 +124,6 @@ def settle_section(count: int, repeats: int = 3) -> None:
 def profile_section(count: int) -> None:
     """Where the default LTN section's CPU goes, per Kaggle set: each part's CPU ms per board (its calls timed in
     place), the rest (answer objects, encoding, the moves' confidences) the difference to the whole."""
-    from ltn_sudoku.cli.allocator import keep_large_arrays_in_heap
     from ltn_sudoku.logic.board import inference, predict
     from ltn_sudoku.logic.board.model import HasSolutionNet, LtnSudoku, RecommendsHeuristicNet
 
@@ -166,6 +164,10 @@ def profile_section(count: int) -> None:
         each = {part: seconds * 1000 / len(boards) for part, seconds in spent.items()}
         print(f"  {name:<12} {len(boards):>6} {whole:>7.2f} " + " ".join(f"{v:>20.2f}" for v in each.values())
               + f" {whole - sum(each.values()):>6.2f}")
+
+
+def print_peak_memory() -> None:
+    print(f"peak memory (max RSS of this process): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
 
 def cpu_ms_per_board(work: Callable[[], Any], boards: int) -> float:
@@ -284,20 +286,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--complete-checkpoints", default=COMPLETE_CHECKPOINTS, metavar="PT,...",
                         help=f"checkpoints of the complete-solver section (default {COMPLETE_CHECKPOINTS})")
     args = parser.parse_args(argv)
-    if args.complete_only:
-        complete_solver_section(args.complete_sizes, args.complete_checkpoints)
-        print(f"peak memory (max RSS of this process): "
-              f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
-        return 0
-    if args.profile_only:
-        profile_section(args.boards)
-        print(f"peak memory (max RSS of this process): "
-              f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
-        return 0
-    if args.settle_only:
-        settle_section(args.boards)
-        print(f"peak memory (max RSS of this process): "
-              f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+    alone = {"complete_only": lambda: complete_solver_section(args.complete_sizes, args.complete_checkpoints),
+             "profile_only": lambda: profile_section(args.boards), "settle_only": lambda: settle_section(args.boards)}
+    asked = [section for flag, section in alone.items() if getattr(args, flag)]
+    if asked:  # one section on its own (the first asked for, in this order)
+        asked[0]()
+        print_peak_memory()
         return 0
     boards = real_boards(args.boards)
     count = len(boards)
@@ -354,8 +348,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.no_command:
         print(f"  whole command `python -m ltn_sudoku classify FILE --json` (child process, start-up included): "
               f"{command_ms_per_board(boards):.1f}")
-    print(f"peak memory (max RSS of this process): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
-          )
+    print_peak_memory()
     return 0
 
 
