@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
+from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.techniques import fish, intersections, singles, subsets
 from ltn_sudoku.techniques.base import Finder
 from ltn_sudoku.techniques.fish import (
@@ -17,7 +20,7 @@ from ltn_sudoku.techniques.fish import (
     find_x_wings,
     line_patterns,
 )
-from ltn_sudoku.techniques.soundness import run_pure, sweep_sound
+from ltn_sudoku.techniques.soundness import run_pure, states_from_puzzle, sweep_sound
 from tests.techniques_helpers import cell_index, marked_grid, mixed_corpus
 
 FINDERS = [t.finder for t in fish.TECHNIQUES]
@@ -130,3 +133,22 @@ def test_fish_sound_on_thousands_of_puzzles() -> None:
     corpus = mixed_corpus(300, {4: 200, 16: 6}, seed=10,
                           files=("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/17clue_sample1000.txt"))
     assert sweep_sound(corpus, FINDERS, seed=14, states=2, walk=_pipeline())
+
+
+def _fresh_fish(grid: CandidateGrid) -> list[list[str]]:
+    """Every fish finder's step texts on a grid, its searches made afresh (no cached step of another path)."""
+    for cache in (fish._BASIC_FISH, fish._FINNED_FISH, fish._FINNED_SEARCHES):
+        cache.clear()
+    return [[s.text for s in run_pure(grid, finder)] for finder in FINDERS]
+
+
+def test_the_line_set_tables_find_what_the_loops_find(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Up to 16x16 the fish read a set of lines' cells and the fins' one-stack test from tables built once; the
+    loops they replace (still used beyond 16x16) find the same steps on diverse states of 9x9 and 16x16 puzzles."""
+    rng = random.Random(3)
+    grids = [grid for puzzle, solution in mixed_corpus(12, {16: 2}, seed=11)
+             for grid in states_from_puzzle(puzzle, solution, rng, count=2)]
+    with_tables = [_fresh_fish(grid) for grid in grids]
+    monkeypatch.setattr(fish, "TABLE_MAX_N", 0)
+    assert [_fresh_fish(grid) for grid in grids] == with_tables
+    assert sum(bool(texts) for found in with_tables for texts in found) >= 10  # the states do hold fish

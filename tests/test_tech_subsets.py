@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.techniques import intersections, singles, subsets
 from ltn_sudoku.techniques.soundness import run_pure, sweep_sound
 from ltn_sudoku.techniques.subsets import (
@@ -109,3 +110,25 @@ def test_subsets_sound_on_thousands_of_puzzles() -> None:
     corpus = mixed_corpus(600, {4: 100, 16: 10}, seed=7,
                           files=("9x9/top1465.txt", "9x9/qqwing_expert.txt", "9x9/17clue_sample1000.txt"))
     assert sweep_sound(corpus, FINDERS, seed=13, states=2, walk=finders)
+
+
+def test_cached_subsets_along_a_path_equal_a_fresh_search() -> None:
+    """Along a solving path the subsets' searches are kept per group, keyed by the candidates they read: at every
+    state of the path each subset finder (and the locked subsets, which share the naked search) finds what a search
+    with empty caches finds, so no key leaves out a cell its search reads."""
+    finders = [*FINDERS, intersections.find_locked_pairs, intersections.find_locked_triples]
+    walk = [t.finder for t in singles.TECHNIQUES + intersections.TECHNIQUES] + finders
+    compared = 0
+    for puzzle, _ in mixed_corpus(8, {16: 1}, seed=5):
+        grid = CandidateGrid.from_board(puzzle)
+        for _ in range(120):
+            cached = [[s.text for s in finder(grid)] for finder in finders]
+            subsets._NAKED.clear()
+            subsets._HIDDEN.clear()
+            assert [[s.text for s in finder(grid)] for finder in finders] == cached, puzzle.to_line()
+            compared += sum(map(bool, cached))
+            step = next((steps[0] for finder in walk if (steps := finder(grid))), None)
+            if step is None:
+                break
+            grid.apply(step)
+    assert compared >= 20  # the paths met subsets

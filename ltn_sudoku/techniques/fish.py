@@ -12,8 +12,9 @@ Notation (HoDoKu style, cells spelled out): `X-Wing: 5 r2,r7 c3,c8 => r4c3<>5`,
 
 from __future__ import annotations
 
+from functools import lru_cache, partial
 from itertools import combinations
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from ltn_sudoku.board import Geometry, iter_bits
 from ltn_sudoku.candidates import CandidateGrid, Step
@@ -24,6 +25,7 @@ from ltn_sudoku.techniques.subsets import pruned_choices, small_unions
 FISH_NAMES: dict[int, str] = {2: "X-Wing", 3: "Swordfish", 4: "Jellyfish"}
 # The fish of one digit, keyed by (side, size, digit, the digit's places): a solving path changes a few digits per
 # step, so the other digits' fish are found again without a search (issue 29).
+TABLE_MAX_N = 16  # up to this side the line-set tables below (2^n entries each) are built; beyond, loops
 _BASIC_FISH: StateCache[tuple[int, int, int, int], list[Step]] = StateCache(size=2048)
 _FINNED_FISH: StateCache[tuple[int, int, int, int], tuple[list[Step], list[Step]]] = StateCache(size=2048)
 
@@ -50,11 +52,40 @@ def _orientations(grid: CandidateGrid, digit: int) -> tuple[tuple[int, int, list
 
 def _cells_of(geo: Geometry, offset: int, lines: Sequence[int] | int) -> int:
     """Cell bits of lines (indices, or a bitmask of indices) of one direction (offset 0 = rows, n = columns)."""
-    indices = iter_bits(lines) if isinstance(lines, int) else lines
+    if isinstance(lines, int) and geo.n <= TABLE_MAX_N:
+        return _line_cells(geo, offset)[lines]
     out = 0
-    for i in indices:
+    for i in iter_bits(lines) if isinstance(lines, int) else lines:
         out |= geo.unit_bits[offset + i]
     return out
+
+
+@lru_cache(maxsize=None)
+def _line_cells(geo: Geometry, offset: int) -> tuple[int, ...]:
+    """The cell bits of every set of lines of one direction, indexed by its bitmask (2^n entries: the finned fish
+    ask for the lines of a cover or of its fins thousands of times a board)."""
+    table = [0] * (1 << geo.n)
+    for lines in range(1, 1 << geo.n):
+        low = lines & -lines
+        table[lines] = table[lines ^ low] | geo.unit_bits[offset + low.bit_length() - 1]
+    return tuple(table)
+
+
+def _stacks(k: int) -> list[int]:
+    """The line indices of each band / stack, as bitmasks."""
+    return [((1 << k) - 1) << (t * k) for t in range(k)]
+
+
+def _fins_fit(union: int, stacks: Sequence[int], size: int) -> bool:
+    """Whether all but `size` of the lines in `union` lie in one band / stack, where a finned fish's fins must lie."""
+    return any((union & ~stack).bit_count() <= size for stack in stacks)
+
+
+@lru_cache(maxsize=None)
+def _fins_fit_table(n: int, k: int, size: int) -> tuple[bool, ...]:
+    """`_fins_fit` of every set of lines, indexed by its bitmask: pruned_choices' test as a lookup."""
+    stacks = _stacks(k)
+    return tuple(_fins_fit(union, stacks, size) for union in range(1 << n))
 
 
 def _names(geo: Geometry, offset: int, lines: Sequence[int] | int) -> str:
@@ -136,11 +167,10 @@ def _finned_fish_of_digit(grid: CandidateGrid, size: int, digit: int) -> tuple[l
     """(finned, sashimi) fish of one digit: they depend on that digit's places alone (see _FINNED_FISH)."""
     geo, k = grid.geo, grid.geo.k
     name = FISH_NAMES[size]
-    stacks = [((1 << k) - 1) << (t * k) for t in range(k)]  # line indices of each band / stack
-
-    def fins_fit_one_stack(union: int) -> bool:
-        return any((union & ~stack).bit_count() <= size for stack in stacks)
-
+    stacks = _stacks(k)
+    fins_fit_one_stack: Callable[[int], bool] = (_fins_fit_table(grid.n, k, size).__getitem__
+                                                 if grid.n <= TABLE_MAX_N else partial(_fins_fit, stacks=stacks,
+                                                                                       size=size))
     found: tuple[list[Step], list[Step]] = ([], [])
     cells = grid.digit_cells[digit]
     for base_offset, cover_offset, patterns in _orientations(grid, digit):

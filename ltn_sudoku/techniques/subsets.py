@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Iterator, Sequence
+from operator import itemgetter
+from typing import Callable, Sequence
 
 from ltn_sudoku.board import Geometry, iter_bits
 from ltn_sudoku.candidates import Assignment, CandidateGrid, Step, mask_digits
@@ -24,35 +25,39 @@ SUBSET_NAMES: dict[int, str] = {2: "Pair", 3: "Triple", 4: "Quadruple"}
 Choice = tuple[tuple[int, ...], int]  # (chosen indices, OR of their bits)
 
 
-def pruned_choices(bits: Sequence[int], size: int, fits: Callable[[int], bool]) -> Iterator[Choice]:
-    """Every choice of `size` indices into `bits` whose OR satisfies `fits`, with that OR.
+def pruned_choices(bits: Sequence[int], size: int, fits: Callable[[int], bool] | None = None) -> list[Choice]:
+    """Every choice of `size` indices into `bits` whose OR satisfies `fits`, with that OR, in lexicographic order.
 
     `fits` must be monotone (once a union fails, every wider union fails too), so a partial choice that fails is
-    dropped with all its extensions: the search stays small when most choices fail early.
+    dropped with all its extensions: the search stays small when most choices fail early. None: the OR has at most
+    `size` set bits (tested inline, the finders' commonest test). A list, built by plain recursion: nested generators
+    cost each choice a resume per level.
     """
     count = len(bits)
+    found: list[Choice] = []
 
-    def extend(start: int, chosen: tuple[int, ...], union: int) -> Iterator[Choice]:
+    def extend(start: int, chosen: tuple[int, ...], union: int) -> None:
         need = size - len(chosen)
         for i in range(start, count - need + 1):
             wider = union | bits[i]
-            if not fits(wider):
+            if wider.bit_count() > size if fits is None else not fits(wider):
                 continue
             if need == 1:
-                yield (*chosen, i), wider
+                found.append(((*chosen, i), wider))
             else:
-                yield from extend(i + 1, (*chosen, i), wider)
+                extend(i + 1, (*chosen, i), wider)
 
-    return extend(0, (), 0)
+    extend(0, (), 0)
+    return found
 
 
-def small_unions(bits: Sequence[int], size: int) -> Iterator[Choice]:
+def small_unions(bits: Sequence[int], size: int) -> list[Choice]:
     """Every choice of `size` indices into `bits` whose OR has at most `size` set bits, with that OR.
 
     The one search behind naked subsets (cells -> digits), hidden subsets (digits -> cells) and basic fish
     (lines -> cross lines).
     """
-    return pruned_choices(bits, size, lambda union: union.bit_count() <= size)
+    return pruned_choices(bits, size)
 
 
 def shared_units(geo: Geometry, cells: Sequence[int]) -> list[int]:
@@ -78,13 +83,16 @@ def naked_subsets(grid: CandidateGrid, size: int, groups: Sequence[Sequence[int]
     intersections, where they must lie); eliminations always cover every unit the cells share.
     """
     masks = grid.masks
+    small = 0  # the open cells with at most `size` candidates: a subset's only possible cells
+    for c, mask in enumerate(masks):
+        if mask and mask.bit_count() <= size:
+            small |= 1 << c
     seen: set[int] = set()
     found: list[NakedSubset] = []
-    for group in grid.geo.units if groups is None else groups:
-        if sum(1 for c in group if masks[c] and masks[c].bit_count() <= size) < size:
+    for group, bits, read in _group_plan(grid.geo, grid.geo.units if groups is None else tuple(map(tuple, groups))):
+        if (bits & small).bit_count() < size:
             continue  # no subset here: cheaper to see than to look up (most groups of an easy board)
-        group = tuple(group)
-        state = (grid.n, size, group, tuple([masks[c] for c in _reach(grid.geo, group)]))
+        state = (grid.n, size, group, read(masks))
         for key, subset in _NAKED.get(state, lambda: _naked_in_group(grid, size, group)):
             if key not in seen:  # a subset lying in two groups is one
                 seen.add(key)
@@ -96,6 +104,17 @@ def naked_subsets(grid: CandidateGrid, size: int, groups: Sequence[Sequence[int]
 # along a solving path (a few cells change per step) the other groups cost no search (issue 29).
 _NAKED: StateCache[tuple[object, ...], list[tuple[int, NakedSubset]]] = StateCache(8192)
 
+GroupPlan = tuple[tuple[tuple[int, ...], int, Callable[[Sequence[int]], tuple[int, ...]]], ...]
+
+
+@lru_cache(maxsize=None)
+def _group_plan(geo: Geometry, groups: tuple[tuple[int, ...], ...], reach: bool = True) -> GroupPlan:
+    """Per group of cells: the group, its cell-set int, and a getter of the candidates a cache key holds: with `reach`
+    those a naked subset inside the group reads (`_reach`), else the group's own (a hidden subset's). One C call per
+    group for the key."""
+    return tuple((group, sum(1 << c for c in group), _reader(_reach(geo, group) if reach else group))
+                 for group in groups)
+
 
 @lru_cache(maxsize=None)
 def _reach(geo: Geometry, group: tuple[int, ...]) -> tuple[int, ...]:
@@ -105,6 +124,12 @@ def _reach(geo: Geometry, group: tuple[int, ...]) -> tuple[int, ...]:
         if sum(unit_bits >> c & 1 for c in group) >= 2:
             cells |= unit_bits
     return tuple(iter_bits(cells | sum(1 << c for c in group)))
+
+
+def _reader(cells: tuple[int, ...]) -> Callable[[Sequence[int]], tuple[int, ...]]:
+    """A getter of the masks of `cells` as a tuple (itemgetter returns a bare item for one cell)."""
+    get = itemgetter(*cells)
+    return get if len(cells) > 1 else lambda masks: (get(masks),)
 
 
 def _naked_in_group(grid: CandidateGrid, size: int, group: Sequence[int]) -> list[tuple[int, NakedSubset]]:
@@ -147,12 +172,15 @@ def _find_naked(grid: CandidateGrid, size: int) -> list[Step]:
 def _find_hidden(grid: CandidateGrid, size: int) -> list[Step]:
     """Digits confined to `size` cells of a unit claim those cells."""
     masks = grid.masks
+    open_cells = 0
+    for cells in grid.digit_cells:
+        open_cells |= cells
     seen: set[tuple[int, int]] = set()
     steps: list[Step] = []
-    for unit, unit_cells in enumerate(grid.geo.units):
-        if sum(1 for c in unit_cells if masks[c]) <= size:
+    for unit, (_, bits, read) in enumerate(_group_plan(grid.geo, grid.geo.units, False)):
+        if (bits & open_cells).bit_count() <= size:
             continue  # no hidden subset in a unit this empty: cheaper to see than to look up
-        state = (grid.n, size, unit, tuple([masks[c] for c in unit_cells]))
+        state = (grid.n, size, unit, read(masks))
         for key, step in _HIDDEN.get(state, lambda: _hidden_in_unit(grid, size, unit)):
             if key not in seen:  # a subset lying in two units (a line and a box) is one step
                 seen.add(key)
