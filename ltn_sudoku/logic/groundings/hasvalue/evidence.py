@@ -36,17 +36,21 @@ class EvidenceHasValue(RecurrentHasValue):
         self.first = nn.Linear(EVIDENCE_FEATURES, config.hidden)
         self.rest = mlp(config.hidden, config.hidden, config.layers - 1, 1)
 
-    def evidence(self, assignment: torch.Tensor, filled: torch.Tensor) -> torch.Tensor:
-        """(OPEN_FEATURES, batch, N, n) the features of every (cell, digit) pair given the previous assignment,
-        feature-major (each feature one contiguous block), without the givens and `filled`: both are 0 on an open
-        cell, the only cells the MLP reads, so their weights (the first layer's first two columns) add nothing."""
+    def evidence(self, assignment: torch.Tensor, filled: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+        """(OPEN_FEATURES, open cells x n) the features of every (cell, digit) pair of the open cells `rows` (indices
+        into batch x N) given the previous assignment, feature-major (each feature one contiguous block), without the
+        givens and `filled`: both are 0 on an open cell, the only cells the MLP reads, so their weights (the first
+        layer's first two columns) add nothing. Each feature is cut to the open cells before they are joined: one
+        pass over the board's features fewer than joining them first."""
         g = self.grounding
         n = g.n
         possible = g.possible(assignment, 1 - filled)
         elsewhere = g.elsewhere_in_units(assignment, unit_kind_first=True)
         places = g.elsewhere_in_units(possible * (1 - self._held_otherwise(assignment)), unit_kind_first=True)
         count = (possible.sum(-1, keepdim=True) / n).expand_as(possible)
-        return torch.cat([assignment[None], elsewhere, possible[None], places / n ** 0.5, count[None]])
+        parts = (assignment[None], elsewhere, possible[None], places / n ** 0.5, count[None])
+        return torch.cat([part.reshape(part.shape[0], -1, n).index_select(1, rows) for part in parts]).view(
+            OPEN_FEATURES, -1)
 
     @staticmethod
     def _held_otherwise(assignment: torch.Tensor) -> torch.Tensor:
@@ -67,8 +71,7 @@ class EvidenceHasValue(RecurrentHasValue):
         """The MLP reads the evidence of open cells only: a given cell's logits never reach hasValue (its digit is
         clamped), so they stay as they were; the layers run feature-major (hidden, open nodes), one product each."""
         _, filled, open_cells = fixed
-        features = self.evidence(assignment, filled)
-        x = features.view(OPEN_FEATURES, -1, features.shape[-1])[:, open_cells.view(-1)].view(OPEN_FEATURES, -1)
+        x = self.evidence(assignment, filled, open_cells.view(-1).nonzero().squeeze(1))
         x = feature_major_linear(self.first.weight[:, 2:], self.first.bias, x).relu_()  # (hidden, open nodes)
         for layer in self.rest:  # feature-major as well: one product per layer, no transposes; ReLU in place (a
             # product's backward needs its inputs, not its output)
