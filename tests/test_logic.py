@@ -36,7 +36,7 @@ from ltn_sudoku.logic.groundings.hasvalue import (
     build_has_value,
     grounding_config,
 )
-from ltn_sudoku.logic.groundings.layers import feature_major_linear
+from ltn_sudoku.logic.groundings.layers import feature_major_linear, mlp, run_mlp
 from ltn_sudoku.logic.kb import operators
 from ltn_sudoku.logic.kb.axioms import (
     CONSTRAINT_AXIOMS,
@@ -259,6 +259,22 @@ def test_a_feature_major_linear_layer_is_addmm(inputs: int) -> None:
     theirs_grads = torch.autograd.grad(theirs, (weight, bias, x), grad)
     assert torch.allclose(ours, theirs, rtol=1e-6, atol=1e-6)
     assert all(torch.allclose(a, b, rtol=1e-6, atol=1e-5) for a, b in zip(ours_grads, theirs_grads))
+
+
+@pytest.mark.parametrize("layers", [1, 2])
+def test_run_mlp_is_the_sequential(layers: int) -> None:
+    """layers.run_mlp (in-place bias adds and ReLUs) against the nn.Sequential it runs, on node-major instances
+    (batch, instances, features) as recommendsHeuristic's heads read them: values and every gradient."""
+    torch.manual_seed(layers)
+    net = mlp(13, 32, layers, 1)
+    x = torch.randn(4, 972, 13, requires_grad=True)
+    grad = torch.randn(4, 972, 1)
+    ours = run_mlp(net, x)
+    ours_grads = torch.autograd.grad(ours, (x, *net.parameters()), grad)
+    theirs = net(x)
+    theirs_grads = torch.autograd.grad(theirs, (x, *net.parameters()), grad)
+    assert ours.shape == theirs.shape and torch.allclose(ours, theirs, rtol=1e-6, atol=1e-6)
+    assert all(torch.allclose(a, b, rtol=1e-5, atol=1e-5) for a, b in zip(ours_grads, theirs_grads))
 
 
 def _mixed_boards(n: int) -> list[Board]:

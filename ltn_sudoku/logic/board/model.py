@@ -22,7 +22,7 @@ from ltn_sudoku.logic.groundings.hasvalue import (
     build_has_value,
     grounding_config,
 )
-from ltn_sudoku.logic.groundings.layers import mlp
+from ltn_sudoku.logic.groundings.layers import mlp, run_mlp
 from ltn_sudoku.logic.retired import refuse_retired
 
 # ---- hasSolution -----------------------------------------------------------------------------------------------------
@@ -183,7 +183,7 @@ class RecommendsHeuristicNet(nn.Module):
         if not self.types:
             return givens.new_zeros(givens.shape[0], 0)
         features = self.features(givens)
-        logits = [torch.stack([torch.logsumexp(head(features[t]).squeeze(-1), 1)
+        logits = [torch.stack([torch.logsumexp(run_mlp(head, features[t]).squeeze(-1), 1)
                                for head, t in zip(cast(nn.ModuleList, heads), types)])
                   .amax(0) for heads, types in zip(self.heads, self.types)]
         return torch.sigmoid(torch.stack(logits, -1))

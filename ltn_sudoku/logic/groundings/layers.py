@@ -29,3 +29,20 @@ def feature_major_linear(weight: torch.Tensor, bias: torch.Tensor, x: torch.Tens
     the baseline's speed (scripts/bench_train_step.py --models evidence). The two agree to float rounding
     (tests/test_logic.py; bit for bit on the machine measured)."""
     return (weight @ x).add_(bias[:, None])
+
+
+def run_mlp(layers: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
+    """An `mlp` on node-major x (..., inputs): each hidden layer a product, an in-place bias add and an in-place ReLU
+    instead of addmm (which copies the bias, broadcast over every row, into its output first) and a ReLU that
+    allocates a second output: recommendsHeuristic's heads run on about 3,000 pattern instances a 9x9 board, where
+    those copies cost more than the products. The same function as `layers(x)` (tests/test_logic.py); the output
+    layer, one or a few units wide, stays a plain linear."""
+    *hidden, last = layers
+    for layer in hidden:
+        if isinstance(layer, nn.Linear):
+            x = (x @ layer.weight.T).add_(layer.bias)
+        else:
+            assert isinstance(layer, nn.ReLU), f"run_mlp takes Linear and ReLU layers, not {type(layer).__name__}"
+            x = x.relu_()
+    assert isinstance(last, nn.Linear)
+    return nn.functional.linear(x, last.weight, last.bias)
