@@ -31,13 +31,13 @@ def feature_major_linear(weight: torch.Tensor, bias: torch.Tensor, x: torch.Tens
     return (weight @ x).add_(bias[:, None])
 
 
-def run_mlp(layers: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
+def run_mlp(layers: nn.Module, x: torch.Tensor) -> torch.Tensor:
     """An `mlp` on node-major x (..., inputs): each hidden layer a product, an in-place bias add and an in-place ReLU
     instead of addmm (which copies the bias, broadcast over every row, into its output first) and a ReLU that
     allocates a second output: recommendsHeuristic's heads run on about 3,000 pattern instances a 9x9 board, where
     those copies cost more than the products. The same function as `layers(x)` (tests/test_logic.py); the output
     layer, one or a few units wide, stays a plain linear."""
-    *hidden, last = layers
+    *hidden, last = layers.children()
     for layer in hidden:
         if isinstance(layer, nn.Linear):
             x = (x @ layer.weight.T).add_(layer.bias)
