@@ -14,7 +14,12 @@ portable figure; the absolute ones hold on the CPU named). The losses of the two
 compared: learning unchanged means they differ by float32 rounding only (the largest difference is printed).
 
     .venv/bin/python scripts/bench_train_step.py [--models message_passing,evidence] [--boards 128] [--batch 32]
-        [--repeats 5] [--threads 1] [--baseline REV] [--device cpu] [--repo PATH] [--compile]
+        [--repeats 5] [--threads 1] [--baseline REV] [--device cpu] [--repo PATH] [--compile] [--amp]
+
+--amp adds one more side: today's code with train.amp (bf16 autocast, as training/distributed.py wraps the step),
+compiled as well with --compile. Its losses differ from the baseline's by bf16 rounding, not float32's, so its
+learning is checked by training instead (docs/scale.md: the two learning curves); the CPU's bf16 units are printed,
+without which bf16 products gain nothing.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ sys.path.insert(0, str(ROOT))  # this tree's ltn_sudoku, whatever is installed
 
 from ltn_sudoku.logic.config.schema import compose_config  # noqa: E402
 from ltn_sudoku.logic.device import synchronize  # noqa: E402
-from scripts._machine import cpu_name, peak_rss_mb  # noqa: E402
+from scripts._machine import bf16_units, cpu_name, peak_rss_mb  # noqa: E402
 
 BASELINE = "1b4e7c4"  # the last commit before issue 50's training work
 MODELS: dict[str, list[str]] = {"message_passing": ["model=9x9_mp", "logic=product_mp"],
@@ -97,6 +102,18 @@ class Side:
     model: torch.nn.Module
     ops: Any
     batches: list[Any]
+
+    def in_bf16(self) -> Side:
+        """This side with its objective in bf16 autocast, as train.amp runs the training step
+        (training/distributed.loss_function)."""
+        objective = self.objective
+
+        def autocast_objective(*args: Any, **kwargs: Any) -> Any:
+            with torch.autocast(self.batches[0].puzzles.device.type, dtype=torch.bfloat16):
+                return objective(*args, **kwargs)
+
+        self.objective = autocast_objective
+        return self
 
 
 def side(name: str, logic: str, overrides: list[str], boards: int, batch: int, device: torch.device) -> Side:
@@ -179,6 +196,13 @@ def compare(kind: str, baseline: str, args: argparse.Namespace, device: torch.de
         compiled = side("today + train.compile", "ltn_sudoku.logic", MODELS[kind], args.boards, args.batch, device)
         compiled.model.get_submodule("has_value").compile()  # as train.compile does (training/distributed.py)
         sides.append(compiled)
+    if args.amp:
+        torch.manual_seed(0)
+        name = "today + train.compile + train.amp (bf16)" if args.compile else "today + train.amp (bf16)"
+        mixed = side(name, "ltn_sudoku.logic", MODELS[kind], args.boards, args.batch, device).in_bf16()
+        if args.compile:
+            mixed.model.get_submodule("has_value").compile()
+        sides.append(mixed)
     weights = {k: v.clone() for k, v in today.model.state_dict().items()}
     boards = sum(len(b) for b in today.batches)
     passes = interleaved(sides, weights, device, args.repeats)
@@ -195,7 +219,7 @@ def compare(kind: str, baseline: str, args: argparse.Namespace, device: torch.de
             "ratio": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios),
             "loss_difference": max(abs(a - b) for a, b in zip(losses[before.name], losses[s.name])),
             "first_loss": losses[s.name][0],
-            "warm_up_cpu_s": passes.warm_up_cpu[s.name] if s is sides[-1] and args.compile else None,
+            "warm_up_cpu_s": passes.warm_up_cpu[s.name] if "compile" in s.name else None,
         })
     return rows
 
@@ -212,6 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     parser.add_argument("--compile", action="store_true", help="also today's code with train.compile (hasValue's "
                         "step compiled by torch.compile; needs a C++ compiler on the CPU)")
+    parser.add_argument("--amp", action="store_true", help="also today's code with train.amp (bf16 autocast; "
+                        "compiled too with --compile)")
     parser.add_argument("--repo", type=Path, default=ROOT, help="the git repository holding --baseline (default: this "
                         "tree's)")
     args = parser.parse_args(argv)
@@ -226,7 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     print(f"CPU: {cpu_name()}; torch {torch.__version__}, {args.threads} thread(s), device {device}; batch "
           f"{args.batch}, {args.boards} boards a pass, {args.repeats} interleaved passes a side; baseline "
-          f"{args.baseline} (its training-step modules: STEP_MODULES)", flush=True)
+          f"{args.baseline} (its training-step modules: STEP_MODULES); the CPU's bf16 units: {bf16_units()}",
+          flush=True)
     with tempfile.TemporaryDirectory(prefix="bench_train_step_") as tmp:
         baseline = baseline_logic(args.baseline, Path(tmp), args.repo)
         print("| model | today's side | baseline boards/CPU s | today boards/CPU s | ratio (min-max) | baseline / "
