@@ -92,70 +92,65 @@ def naked_subsets(grid: CandidateGrid, size: int, groups: Sequence[Sequence[int]
     for group, bits, read in _group_plan(grid.geo, grid.geo.units if groups is None else tuple(map(tuple, groups))):
         if (bits & small).bit_count() < size:
             continue  # no subset here: cheaper to see than to look up (most groups of an easy board)
-        state = (grid.n, size, group, read(masks))
-        for key, subset in _NAKED.get(state, lambda: _naked_in_group(grid, size, group)):
+        for key, cells, digit_mask, units in _NAKED.get((grid.n, size, group, read(masks)),
+                                                        lambda: _naked_in_group(grid, size, group)):
             if key not in seen:  # a subset lying in two groups is one
                 seen.add(key)
-                found.append(subset)
+                subset = _with_eliminations(grid, key, cells, digit_mask, units)
+                if subset is not None:
+                    found.append(subset)
     return found
 
 
-# The naked subsets of one group of cells, keyed by (side, size, the group, the candidates of every cell they read):
-# along a solving path (a few cells change per step) the other groups cost no search (issue 29).
-_NAKED: StateCache[tuple[object, ...], list[tuple[int, NakedSubset]]] = StateCache(8192)
+# The naked subsets of one group of cells, keyed by (side, size, the group, its cells' candidates): all the search
+# reads, so along a solving path (a few cells change per step) the other groups cost no search (issue 29). What a
+# subset eliminates reads the rest of its units, so it is worked out at every call, for the few subsets found.
+_NAKED: StateCache[tuple[object, ...], list[tuple[int, tuple[int, ...], int, tuple[int, ...]]]] = StateCache(8192)
 
 GroupPlan = tuple[tuple[tuple[int, ...], int, Callable[[Sequence[int]], tuple[int, ...]]], ...]
 
 
 @lru_cache(maxsize=None)
-def _group_plan(geo: Geometry, groups: tuple[tuple[int, ...], ...], reach: bool = True) -> GroupPlan:
-    """Per group of cells: the group, its cell-set int, and a getter of the candidates a cache key holds: with `reach`
-    those a naked subset inside the group reads (`_reach`), else the group's own (a hidden subset's). One C call per
-    group for the key."""
-    return tuple((group, sum(1 << c for c in group), _reader(_reach(geo, group) if reach else group))
-                 for group in groups)
+def _group_plan(geo: Geometry, groups: tuple[tuple[int, ...], ...]) -> GroupPlan:
+    """Per group of cells: the group, its cell-set int, and a getter of its cells' candidates as a tuple (one C call
+    per group for a cache key; itemgetter returns a bare item for one cell)."""
+    def reader(group: tuple[int, ...]) -> Callable[[Sequence[int]], tuple[int, ...]]:
+        get = itemgetter(*group)
+        return get if len(group) > 1 else lambda masks: (get(masks),)
+
+    return tuple((group, sum(1 << c for c in group), reader(group)) for group in groups)
 
 
-@lru_cache(maxsize=None)
-def _reach(geo: Geometry, group: tuple[int, ...]) -> tuple[int, ...]:
-    """The cells a naked subset inside `group` can read: those of every unit holding two or more of its cells."""
-    cells = 0
-    for unit, unit_bits in enumerate(geo.unit_bits):
-        if sum(unit_bits >> c & 1 for c in group) >= 2:
-            cells |= unit_bits
-    return tuple(iter_bits(cells | sum(1 << c for c in group)))
-
-
-def _reader(cells: tuple[int, ...]) -> Callable[[Sequence[int]], tuple[int, ...]]:
-    """A getter of the masks of `cells` as a tuple (itemgetter returns a bare item for one cell)."""
-    get = itemgetter(*cells)
-    return get if len(cells) > 1 else lambda masks: (get(masks),)
-
-
-def _naked_in_group(grid: CandidateGrid, size: int, group: Sequence[int]) -> list[tuple[int, NakedSubset]]:
-    """(cell set, subset) of every naked subset inside one group that eliminates something, in search order."""
-    geo, masks, n = grid.geo, grid.masks, grid.n
-    found: list[tuple[int, NakedSubset]] = []
+def _naked_in_group(grid: CandidateGrid, size: int,
+                    group: Sequence[int]) -> list[tuple[int, tuple[int, ...], int, tuple[int, ...]]]:
+    """(cell set, cells, digit mask, units they share) of every naked subset inside one group, in search order."""
+    masks = grid.masks
+    found: list[tuple[int, tuple[int, ...], int, tuple[int, ...]]] = []
     pool = [c for c in group if masks[c] and masks[c].bit_count() <= size]  # at least `size`: naked_subsets checked
     for picks, digit_mask in small_unions([masks[c] for c in pool], size):
         if digit_mask.bit_count() < size:
             continue  # fewer digits than cells: a contradiction, not a subset
         cells = tuple(pool[i] for i in picks)
-        key = sum(1 << c for c in cells)
-        units = shared_units(geo, cells)
-        eliminations: list[Assignment] = []
-        eliminated_in: set[str] = set()
-        for unit in units:
-            for other in geo.units[unit]:
-                hit = masks[other] & digit_mask
-                if hit and not key >> other & 1:
-                    eliminations.extend((other, d) for d in mask_digits(hit))
-                    eliminated_in.add("box" if unit >= 2 * n else "line")
-        if eliminations:
-            locked = size <= 3 and eliminated_in == {"box", "line"}
-            found.append((key, NakedSubset(cells, mask_digits(digit_mask), tuple(units), tuple(eliminations),
-                                           locked)))
+        found.append((sum(1 << c for c in cells), cells, digit_mask, tuple(shared_units(grid.geo, cells))))
     return found
+
+
+def _with_eliminations(grid: CandidateGrid, key: int, cells: tuple[int, ...], digit_mask: int,
+                       units: tuple[int, ...]) -> NakedSubset | None:
+    """The subset with what it eliminates in the other cells of its units, or None when that is nothing."""
+    geo, masks, n = grid.geo, grid.masks, grid.n
+    eliminations: list[Assignment] = []
+    eliminated_in: set[str] = set()
+    for unit in units:
+        for other in geo.units[unit]:
+            hit = masks[other] & digit_mask
+            if hit and not key >> other & 1:
+                eliminations.extend((other, d) for d in mask_digits(hit))
+                eliminated_in.add("box" if unit >= 2 * n else "line")
+    if not eliminations:
+        return None
+    locked = len(cells) <= 3 and eliminated_in == {"box", "line"}
+    return NakedSubset(cells, mask_digits(digit_mask), units, tuple(eliminations), locked)
 
 
 def naked_subset_step(grid: CandidateGrid, technique: str, subset: NakedSubset) -> Step:
@@ -177,7 +172,7 @@ def _find_hidden(grid: CandidateGrid, size: int) -> list[Step]:
         open_cells |= cells
     seen: set[tuple[int, int]] = set()
     steps: list[Step] = []
-    for unit, (_, bits, read) in enumerate(_group_plan(grid.geo, grid.geo.units, False)):
+    for unit, (_, bits, read) in enumerate(_group_plan(grid.geo, grid.geo.units)):
         if (bits & open_cells).bit_count() <= size:
             continue  # no hidden subset in a unit this empty: cheaper to see than to look up
         state = (grid.n, size, unit, read(masks))
