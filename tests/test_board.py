@@ -109,3 +109,28 @@ def test_draw_marks_highlighted_cells() -> None:
     b = parse_board_text("1134" "3412" "2143" "4321")
     text = b.draw(highlight=[0, 1])
     assert text.count("*") == 2 and text.startswith("+")
+
+
+@pytest.mark.parametrize("n", [4, 9, 16, 25])
+def test_is_consistent_says_what_conflicts_lists(n: int) -> None:
+    """is_consistent decides in one pass what `conflicts()` lists: no conflict. Checked on valid grids, on grids with
+    one cell changed (a clash in a row, a column, a box or several), on sparse boards with clashing givens, and on
+    empty boards, of each size."""
+    import random
+
+    from ltn_sudoku.exact import random_solutions
+
+    rng = random.Random(n)
+    boards: list[Board] = [Board.empty(n)]
+    for grid in random_solutions(n, 6, seed=n):
+        values = [int(v) for v in grid]
+        boards.append(Board(values, n))
+        for _ in range(8):
+            changed = list(values)
+            changed[rng.randrange(n * n)] = rng.randint(1, n)
+            boards.append(Board(changed, n))
+            sparse = [v if rng.random() < 0.3 else 0 for v in changed]
+            boards.append(Board(sparse, n))
+    verdicts = [b.is_consistent for b in boards]
+    assert verdicts == [not b.conflicts() for b in boards]
+    assert verdicts.count(True) > 5 and verdicts.count(False) > 5
