@@ -35,6 +35,20 @@ def test_history_uses_zero_based_triples() -> None:
     assert list(steps.technique) == ["Hidden Single", "Naked Single"]
 
 
+def test_history_read_between_steps_keeps_growing_in_order() -> None:
+    """The records are built when `history` is read: a read between steps, and steps of a second puzzle after it,
+    give one record per applied step, numbered in order, each with its puzzle."""
+    t = _tracker()
+    assert [r.index for r in t.history] == [0, 1]
+    t.start_puzzle()
+    t.record_step(Step("Full House", placements=((80, 9),), text="Full House: r9c9=9"), geometry(9), 0.5)
+    records = t.history
+    assert [(r.index, r.technique, r.puzzle) for r in records] == [
+        (0, "Hidden Single", 1), (1, "Naked Single", 1), (2, "Full House", 2)]
+    assert records[2].placements == [[8, 8, 9]] and records[2].time_s == 0.5 and records[2].text.startswith("Full")
+    assert t.history is records and len(t.to_dict()["steps"]) == 3
+
+
 def test_exports_round_trip(tmp_path) -> None:
     t = _tracker()
     t.to_csv(tmp_path / "stats.csv")

@@ -49,11 +49,24 @@ class StepRecord:
 
 @dataclass
 class MemoryTracker:
-    """Collects every applied step and per-technique statistics; one tracker may span many puzzles."""
+    """Collects every applied step and per-technique statistics; one tracker may span many puzzles.
 
-    history: list[StepRecord] = field(default_factory=list)
+    The applied steps are kept as they come and turned into StepRecords when `history` is first read: Q3 records
+    every step of every board's path, and most answers never read the records."""
+
     stats: dict[str, TechniqueStats] = field(default_factory=dict)
     puzzles: int = 0
+    _applied: list[tuple[Step, Geometry, float, int]] = field(default_factory=list, repr=False)
+    _records: list[StepRecord] = field(default_factory=list, repr=False)
+
+    @property
+    def history(self) -> list[StepRecord]:
+        """Every applied step, JSON-ready, in order."""
+        for step, geo, seconds, puzzle in self._applied[len(self._records):]:
+            d = step.as_dict(geo)
+            self._records.append(StepRecord(len(self._records), step.technique, d["placements"],  # type: ignore[arg-type]
+                                            d["eliminations"], step.text, seconds, puzzle))  # type: ignore[arg-type]
+        return self._records
 
     def _stats(self, technique: str) -> TechniqueStats:
         s = self.stats.get(technique)
@@ -77,11 +90,7 @@ class MemoryTracker:
         s.applied += 1
         s.placements += len(step.placements)
         s.eliminations += len(step.eliminations)
-        d = step.as_dict(geo)
-        self.history.append(
-            StepRecord(len(self.history), step.technique, d["placements"], d["eliminations"], step.text,  # type: ignore[arg-type]
-                       seconds, self.puzzles)
-        )
+        self._applied.append((step, geo, seconds, self.puzzles))
 
     # ---- exports --------------------------------------------------------------------------------------------------
     def steps_frame(self) -> pd.DataFrame:
