@@ -190,15 +190,16 @@ class Engine:
 
     # ---- the whole path -------------------------------------------------------------------------------------------
     def solve(self, board: Board, known: KnownSolutions | None = None,
-              stop_after: Callable[[Step], bool] | None = None) -> SolveResult:
+              stop_after: Callable[[Step], bool] | None = None, candidates: CandidateGrid | None = None) -> SolveResult:
         """Solve by techniques, falling back to search when stuck (if allowed); explained step by step. `known`: the
         exact solver's answer for the board when the caller has it (otherwise the engine counts). `stop_after`: the
-        path ends after a step it says yes to (the puzzle generator's early exit once a step is too hard)."""
+        path ends after a step it says yes to (the puzzle generator's early exit once a step is too hard). `candidates`:
+        the board's candidate grid when the caller has built it (Q3's survey); the path works on a copy."""
         result = SolveResult(puzzle=board)
         if self.tracker is not None:
             self.tracker.start_puzzle()
         try:
-            grid = CandidateGrid.from_board(board)
+            grid = CandidateGrid.from_board(board) if candidates is None else candidates.copy()
         except Contradiction as e:
             result.reason = f"the givens conflict: {e}"
             result.final = board

@@ -211,15 +211,17 @@ def answer_q3(board: Board, engine: Engine | None = None, full: bool = False,
                 notes.append(f"on {n}x{n} boards only {', '.join(LARGE_BOARD_FAMILIES)} are used "
                              f"(left out: {', '.join(sorted(dropped))})")
     found: list[Applicable] = []
+    grid = None
     if consistent:
-        found, cut = _survey(CandidateGrid.from_board(board), pipeline, mode, meter)
+        grid = CandidateGrid.from_board(board)
+        found, cut = _survey(grid, pipeline, mode, meter)  # finders only read the grid (soundness.run_pure)
         notes += [cut] if cut else []
     if meter is None:
-        result = engine.solve(board, known)
+        result = engine.solve(board, known, candidates=grid)
     else:
         limited = Engine(pipeline, uniqueness=engine.uniqueness, fallback=engine.fallback, tracker=tracker,
                          max_steps=engine.max_steps, gate=meter.admit)
-        result = limited.solve(board, known)
+        result = limited.solve(board, known, candidates=grid)
         if not meter.allows() and result.guessed:
             notes.append(f"the solving path took search steps once the {meter.budget:,} work units were spent")
         if meter.guard_fired:
