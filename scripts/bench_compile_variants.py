@@ -6,7 +6,7 @@ Each variant is its own model from the same seed, compiled once (the compile in 
 timing) and trained from the same weights on the same generated boards as scripts/bench_train_step.py draws them;
 the passes alternate, each variant first in turn. The figure is boards per CPU second (median over passes).
 
-    .venv/bin/python scripts/bench_compile_variants.py [--variants default,autotune,parts16k] [--boards 128]
+    .venv/bin/python scripts/bench_compile_variants.py [--variants default,python_wrapper,autotune,parts16k] [--boards 128]
         [--batch 32] [--repeats 5] [--profile]
 
 --profile: after the timing, one more pass of the first variant under torch.profiler, its operators by their own CPU
@@ -32,7 +32,8 @@ from scripts.bench_train_step import MODELS, Side, interleaved, side, train_pass
 
 # name -> (torch.compile's keyword arguments, cpu_part_nodes or None for the grounding's own)
 VARIANTS: dict[str, tuple[dict[str, Any], int | None]] = {
-    "default": ({}, None),  # train.compile as it is
+    "default": ({}, None),  # train.compile as it is (on the CPU: the compiled graphs called from C++)
+    "python_wrapper": ({"options": {"cpp_wrapper": False}}, None),  # called from a generated Python wrapper, as before
     "autotune": ({"mode": "max-autotune-no-cudagraphs"}, None),  # inductor's CPU matrix-product templates
     "parts16k": ({}, 16384),  # 22 boards a CPU part instead of 11
 }

@@ -187,6 +187,19 @@ def test_the_plain_gru_gates_are_gru_gates_with_their_gradient() -> None:
         assert torch.allclose(a, b, atol=1e-12)
 
 
+def test_compile_asks_for_the_cpp_wrapper_on_the_cpu_only_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """RecurrentHasValue.compile without arguments: on the CPU inductor's C++ wrapper (`cpp_wrapper`); a caller's own
+    mode or options are passed as given, with nothing added."""
+    asked: list[dict[str, object]] = []
+    monkeypatch.setattr(torch, "compile", lambda fn, *args, **kwargs: asked.append(kwargs) or fn)
+    net = _net(4)
+    net.compile()
+    net.compile(mode="max-autotune-no-cudagraphs")
+    net.compile(options={"cpp_wrapper": False})
+    assert asked == [{"options": {"cpp_wrapper": True}}, {"mode": "max-autotune-no-cudagraphs"},
+                     {"options": {"cpp_wrapper": False}}]
+
+
 @pytest.mark.slow  # torch.compile on the CPU: about 30 CPU s
 def test_a_compiled_step_refines_and_learns_as_the_eager_one() -> None:
     """train.compile compiles one refinement step (RecurrentHasValue.compile): the same assignments and parameter

@@ -150,12 +150,19 @@ class RecurrentHasValue(nn.Module):
         Functions, fast in eager mode but opaque to the compiler, step aside under it: `torch.compiler.is_compiling`).
         In place: the module, its parameters and checkpoint keys stay as they are; `settle` (answering) stays eager.
         On 2 CPU cores the 9x9 message-passing training step runs about 1.3x faster than eager after 7-18 CPU s
-        of compiling (scripts/bench_train_step.py --compile)."""
+        of compiling (scripts/bench_train_step.py --compile). With no torch.compile arguments given, on the CPU the
+        compiled graphs run under inductor's C++ wrapper (`cpp_wrapper`)."""
         # train.grad_every's per-axiom gradients run backward with retain_graph, which a compiled backward that
         # reuses its saved tensors' memory ("donated buffers", a process-wide setting) refuses
         import torch._functorch.config as functorch_config  # not loaded by `import torch` alone
 
         functorch_config.donated_buffer = False
+        if not args and not {"mode", "options"} & kwargs.keys() and all(p.device.type == "cpu"
+                                                                        for p in self.parameters()):
+            # on the CPU the compiled graphs are called from C++ instead of a generated Python wrapper: 1.00-1.06x
+            # the training step's speed in five runs (scripts/bench_compile_variants.py --variants
+            # default,python_wrapper), the same losses
+            kwargs["options"] = {"cpp_wrapper": True}
         self._compiled_advance = torch.compile(self._advance, *args, **kwargs)
 
 
