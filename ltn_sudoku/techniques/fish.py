@@ -23,9 +23,9 @@ from ltn_sudoku.techniques.cache import StateCache, state_key
 from ltn_sudoku.techniques.subsets import pruned_choices, small_unions
 
 FISH_NAMES: dict[int, str] = {2: "X-Wing", 3: "Swordfish", 4: "Jellyfish"}
+TABLE_MAX_N = 16  # up to this side the line-set tables below (2^n entries each) are built; beyond, loops
 # The fish of one digit, keyed by (side, size, digit, the digit's places): a solving path changes a few digits per
 # step, so the other digits' fish are found again without a search (issue 29).
-TABLE_MAX_N = 16  # up to this side the line-set tables below (2^n entries each) are built; beyond, loops
 _BASIC_FISH: StateCache[tuple[int, int, int, int], list[Step]] = StateCache(size=2048)
 _FINNED_FISH: StateCache[tuple[int, int, int, int], tuple[list[Step], list[Step]]] = StateCache(size=2048)
 
