@@ -141,6 +141,14 @@ class CandidateGrid:
     def count(self, cell: int) -> int:
         return self.masks[cell].bit_count()
 
+    def cells_with_candidates(self) -> int:
+        """Cell-set int of the cells that keep a candidate (the empty cells, unless one has none): the union of the
+        digits' place sets, n operations instead of a pass over every cell."""
+        cells = 0
+        for places in self.digit_cells:
+            cells |= places
+        return cells
+
     def empty_cells(self) -> Iterator[int]:
         return (c for c, v in enumerate(self.values) if v == 0)
 

@@ -25,6 +25,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -70,8 +72,6 @@ def figure(folder: Path, file: str, key: str) -> float:
 
 def report(out_dir: Path, seeds: list[int], boards: int) -> int:
     """The table: per figure, each seed's pair, the paired difference's mean and interval, float32's own spread."""
-    import pandas as pd
-
     done = [s for s in seeds if all((run_folder(out_dir, p, s, boards) / "point.json").is_file() for p in PRECISIONS)]
     if not done:
         print(f"bench_train_precision: no seed has both precisions recorded in {out_dir}", file=sys.stderr)

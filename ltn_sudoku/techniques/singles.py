@@ -43,9 +43,7 @@ def _full_houses(grid: CandidateGrid) -> Iterator[Step]:
     """The last empty cell of a unit takes the unit's one missing digit."""
     geo = grid.geo
     values, masks = grid.values, grid.masks
-    empty = 0  # the empty cells: those with a candidate left, unless some empty cell has none (then cell by cell)
-    for cells in grid.digit_cells:
-        empty |= cells
+    empty = grid.cells_with_candidates()  # the empty cells, unless some empty cell has none (then cell by cell)
     if empty.bit_count() != values.count(0):
         empty = sum(1 << cell for cell, value in enumerate(values) if not value)
     done = 0

@@ -167,9 +167,7 @@ def _find_naked(grid: CandidateGrid, size: int) -> list[Step]:
 def _find_hidden(grid: CandidateGrid, size: int) -> list[Step]:
     """Digits confined to `size` cells of a unit claim those cells."""
     masks = grid.masks
-    open_cells = 0
-    for cells in grid.digit_cells:
-        open_cells |= cells
+    open_cells = grid.cells_with_candidates()
     seen: set[tuple[int, int]] = set()
     steps: list[Step] = []
     for unit, (_, bits, read) in enumerate(_group_plan(grid.geo, grid.geo.units)):
