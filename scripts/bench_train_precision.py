@@ -12,7 +12,8 @@ figure: each seed's float32 and bf16 values and the mean bf16 - float32 differen
 t-interval (scripts/aggregate_sweep.interval), beside the float32 runs' own seed-to-seed spread. The figures: the
 training loop's validation (loss, solved boards and states, hasSolution's AUROC) and the learning curve's held-out
 puzzles (200 generated 17-40-given puzzles and 200 Kaggle 3M test rows: solved without search, wrong guesses of the
-complete solver with the model's value order), and the training's boards per CPU second. `--report`: the table
+complete solver with the model's value order), each beside its baseline on the same boards (the singles loop's
+solved share, the ascending value order's wrong guesses), and the training's boards per CPU second. `--report`: the table
 only, from what DIR holds.
 """
 
@@ -40,11 +41,17 @@ EVAL = ["--eval-sets", "generated_17_40,kaggle_3m_test", "--eval-split", "test",
 FIGURES: tuple[tuple[str, str, str], ...] = (
     ("validation loss (1 - SatAgg)", "metrics.json", "val/loss"),
     ("validation: boards solved", "metrics.json", "val/solve/board_accuracy"),
+    ("validation: boards the singles loop solves (baseline)", "metrics.json", "val/solve/singles_loop"),
     ("validation: solving states completed", "metrics.json", "val/states/board_accuracy"),
     ("validation: hasSolution AUROC", "metrics.json", "val/has_solution/auroc"),
     ("held-out generated: solved", "point.json", "generated_17_40 solved"),
+    ("held-out generated: solved by the singles loop (baseline)", "point.json", "generated_17_40 solved singles loop"),
     ("held-out generated: wrong guesses", "point.json", "generated_17_40 wrong guesses"),
+    ("held-out generated: wrong guesses, ascending order (baseline)", "point.json",
+     "generated_17_40 wrong guesses ascending"),
     ("held-out Kaggle 3M: wrong guesses", "point.json", "kaggle_3m_test wrong guesses"),
+    ("held-out Kaggle 3M: wrong guesses, ascending order (baseline)", "point.json",
+     "kaggle_3m_test wrong guesses ascending"),
     ("training boards per CPU second", "metrics.json", "train/boards_per_cpu_second"),
 )
 
