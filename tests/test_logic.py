@@ -277,6 +277,27 @@ def test_run_mlp_is_the_sequential(layers: int) -> None:
     assert all(torch.allclose(a, b, rtol=1e-5, atol=1e-5) for a, b in zip(ours_grads, theirs_grads))
 
 
+def test_the_evidence_mlp_answers_in_blocks_as_it_trains(monkeypatch: pytest.MonkeyPatch) -> None:
+    """EvidenceHasValue's answering MLP, a block of nodes at a time without autograd, against the whole-batch MLP
+    that training runs: the same values (to float rounding) on a batch of several blocks and a short last one, and a
+    refinement step without gradients equals one with them."""
+    from ltn_sudoku.logic.groundings.hasvalue import evidence
+
+    monkeypatch.setattr(evidence, "MLP_BLOCK_NODES", 700)  # 5,000 nodes: seven blocks, the last one 100 nodes
+    torch.manual_seed(3)
+    model = evidence.EvidenceHasValue(Grounding(9), RecurrentConfig("evidence", 32, 2, 4))
+    x = torch.rand(evidence.OPEN_FEATURES, 5000)
+    with torch.no_grad():
+        whole, blocks = model._mlp(x.clone()), model._mlp_in_blocks(x)
+    assert blocks.shape == whole.shape == (1, 5000)
+    assert torch.allclose(blocks, whole, rtol=1e-6, atol=1e-6)
+    givens = one_hot_givens(encode_boards(_mixed_boards(9)[:12], 9), 9)
+    trained = model(givens, steps=3)[-1]
+    with torch.inference_mode():
+        answered = model(givens, steps=3)[-1]
+    assert torch.allclose(answered, trained.detach(), rtol=1e-6, atol=1e-7)
+
+
 def _mixed_boards(n: int) -> list[Board]:
     records = generate(n, "open_solvable", 30, seed=11) + generate(n, "open_impossible", 30, seed=11)
     return [r.board for r in records]

@@ -22,6 +22,7 @@ from ltn_sudoku.logic.groundings.layers import feature_major_linear, mlp
 
 EVIDENCE_FEATURES = 11  # the first layer's inputs: the given digit, filled, then the OPEN_FEATURES
 OPEN_FEATURES = EVIDENCE_FEATURES - 2  # what varies on an open cell (`evidence`)
+MLP_BLOCK_NODES = 2048  # nodes per block of the answering MLP (`_mlp_in_blocks`)
 
 
 class EvidenceHasValue(RecurrentHasValue):
@@ -72,9 +73,28 @@ class EvidenceHasValue(RecurrentHasValue):
         clamped), so they stay as they were; the layers run feature-major (hidden, open nodes), one product each."""
         _, filled, open_cells = fixed
         x = self.evidence(assignment, filled, open_cells.view(-1).nonzero().squeeze(1))
-        x = feature_major_linear(self.first.weight[:, 2:], self.first.bias, x).relu_()  # (hidden, open nodes)
-        for layer in self.rest:  # feature-major as well: one product per layer, no transposes; ReLU in place (a
-            # product's backward needs its inputs, not its output)
-            x = feature_major_linear(layer.weight, layer.bias, x) if isinstance(layer, nn.Linear) else x.relu_()
+        if torch.is_grad_enabled() or x.device.type != "cpu":
+            x = self._mlp(x)
+        else:  # answering on the CPU: the MLP a cache-sized block of nodes at a time (_mlp_in_blocks)
+            x = self._mlp_in_blocks(x)
         logits = state.index_put((open_cells,), state[open_cells] + x.view(-1, assignment.shape[-1]))
         return logits, logits
+
+    def _mlp(self, x: torch.Tensor) -> torch.Tensor:
+        """The MLP on the open nodes' features (OPEN_FEATURES, nodes) -> (1, nodes), feature-major: one product per
+        layer, no transposes; ReLU in place (a product's backward needs its inputs, not its output)."""
+        x = feature_major_linear(self.first.weight[:, 2:], self.first.bias, x).relu_()  # (hidden, open nodes)
+        for layer in self.rest:
+            x = feature_major_linear(layer.weight, layer.bias, x) if isinstance(layer, nn.Linear) else x.relu_()
+        return x
+
+    def _mlp_in_blocks(self, x: torch.Tensor) -> torch.Tensor:
+        """`_mlp` on MLP_BLOCK_NODES nodes at a time, without autograd: a block's hidden layers (hidden x 2,048
+        floats, 256 kB) stay in the CPU's cache from one layer to the next, where a batch's (64 boards: about 3.7 MB
+        a layer) go out to memory and back between the products, bias adds and ReLUs. Every node is computed
+        alone, so the values are `_mlp`'s (to float rounding where the product's kernel differs by width; the same
+        bits on the machine measured). scripts/bench_classify_ltn.py --profile-only has the figures."""
+        out = x.new_empty(1, x.shape[1])
+        for start in range(0, x.shape[1], MLP_BLOCK_NODES):
+            out[:, start:start + MLP_BLOCK_NODES] = self._mlp(x[:, start:start + MLP_BLOCK_NODES])
+        return out
