@@ -329,9 +329,9 @@ def kaggle_section(args: argparse.Namespace) -> None:
     if args.baseline:
         kaggle_versus_baseline(args)
         return
-    keep_large_arrays_in_heap()  # as the command does (cli/allocator.py), so that the in-process figures are its own
     parts = {"Q1/Q2": _answerer(False, False), "+ Q3": _answerer(True, False), "default (+ LTN)": _answerer(True, True),
              "old survey": _answerer(True, True, "complete")}
+    as_the_command_starts()
     defaults: dict[str, float] = {}
     print(f"{args.sample} random rows (seed 29) per set; CPU ms per board (time.process_time of this process, after "
           "warm-up), answered as one classify-board chunk; 'old survey' = the default with Q3's complete survey")
@@ -367,6 +367,16 @@ ROOT = Path(__file__).resolve().parents[1]
 KAGGLE_PARTS = ("Q1/Q2", "+ Q3", "default (+ LTN)")
 
 
+def as_the_command_starts() -> None:
+    """What classify-board does to its process before the first board (cli/allocator.py: the malloc thresholds, and
+    gc.freeze of the start-up objects), done here by hand: a baseline tree's package may predate the function that
+    does both, and the in-process figures are to be the command's own."""
+    import gc
+
+    keep_large_arrays_in_heap()
+    gc.freeze()
+
+
 def forget_board_caches() -> None:
     """Empty the technique engine's caches in this process (every StateCache and every functools cache of
     ltn_sudoku.techniques), so that a timed pass meets its boards for the first time, as classify-board does (a
@@ -376,12 +386,16 @@ def forget_board_caches() -> None:
 
     from ltn_sudoku.techniques.cache import StateCache
 
+    frozen = gc.get_freeze_count() > 0  # gc.get_objects() does not list frozen objects (as_the_command_starts)
+    gc.unfreeze()
     for thing in gc.get_objects():
         if isinstance(thing, StateCache):
             thing.clear()
         elif (isinstance(thing, functools._lru_cache_wrapper)
               and getattr(thing, "__module__", "").startswith("ltn_sudoku.techniques")):
             thing.cache_clear()
+    if frozen:
+        gc.freeze()
 
 
 def kaggle_parts(sample: int, sets: Sequence[str], repeats: int) -> dict[str, dict[str, float]]:
@@ -390,8 +404,8 @@ def kaggle_parts(sample: int, sets: Sequence[str], repeats: int) -> dict[str, di
     passes, the parts interleaved, after a warm-up pass over the first set (first-use costs are not a board's)."""
     from ltn_sudoku.io import BoardRecord
 
-    keep_large_arrays_in_heap()
     parts = dict(zip(KAGGLE_PARTS, (_answerer(False, False), _answerer(True, False), _answerer(True, True))))
+    as_the_command_starts()
     figures: dict[str, dict[str, float]] = {}
     for index, name in enumerate(sets):
         boards = random.Random(29).sample(read_boards(data_file(KAGGLE_SETS[name])), sample)

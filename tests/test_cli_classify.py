@@ -4,6 +4,7 @@ and for every kind of bad input one located error line, exit status 2 and no (or
 from __future__ import annotations
 
 import csv
+import gc
 import io
 import json
 import subprocess
@@ -387,9 +388,35 @@ def test_the_command_keeps_large_arrays_in_the_heap_where_glibc_allows(monkeypat
 def test_the_command_sets_the_allocator_before_answering(capsys: pytest.CaptureFixture[str], three_boards: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[bool] = []
-    monkeypatch.setattr("ltn_sudoku.cli.classify.keep_large_arrays_in_heap", lambda: calls.append(True) or True)
+    monkeypatch.setattr("ltn_sudoku.cli.classify.prepare_answering_process", lambda: calls.append(True))
     status, out, _ = classify_cli(capsys, str(three_boards), "--json", "--no-ltn", "--no-heuristics")
     assert status == 0 and len(out.splitlines()) == 3 and calls == [True]
+
+
+def test_an_answering_process_freezes_its_start_up_objects() -> None:
+    """cli/allocator.prepare_answering_process (in a child process: a freeze is for the process's life): the objects
+    alive before it are out of the collector's reach afterwards, and the malloc thresholds are set."""
+    code = ("import gc; from ltn_sudoku.cli import allocator; before = gc.get_freeze_count(); "
+            "allocator.prepare_answering_process(); "
+            "raise SystemExit(0 if before == 0 and gc.get_freeze_count() > 10_000 and allocator.keep_large_arrays_in_heap()"
+            " else 3)")
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_the_benchmark_empties_frozen_caches_as_well() -> None:
+    """bench_classify.forget_board_caches after the benchmark froze its start-up objects as the command does: a
+    technique cache made before the freeze (as the finders' module-level caches are) is emptied all the same (the
+    collector does not list frozen objects), and the process stays frozen."""
+    from ltn_sudoku.techniques.cache import StateCache
+
+    cache: StateCache[int, int] = StateCache()
+    cache.get(1, lambda: 1)
+    gc.freeze()
+    try:
+        _bench_classify_script().forget_board_caches()
+        assert cache.get(1, lambda: 2) == 2 and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
 
 
 def test_bench_classify_q3profile_section_lists_the_costliest_techniques(capsys: pytest.CaptureFixture[str]) -> None:

@@ -13,7 +13,6 @@ usage errors.
 from __future__ import annotations
 
 import argparse
-import gc
 import itertools
 import sys
 from collections import Counter
@@ -23,7 +22,7 @@ from typing import Callable, Iterator, TextIO
 
 from ltn_sudoku.answering import Answerer, AnswerError, Chunk, Writer, chunks, written
 from ltn_sudoku.cli import UsageError
-from ltn_sudoku.cli.allocator import keep_large_arrays_in_heap
+from ltn_sudoku.cli.allocator import prepare_answering_process
 from ltn_sudoku.cli.common import (
     HTML_FORMATS,
     OUT_FORMATS,
@@ -128,7 +127,7 @@ def _run_stream(answerer: Answerer, writer: Writer, chunked: Iterator[Chunk], jo
     """Head, every chunk as it is written (in input order), tail; the count of each kind of board."""
     kinds: Counter[str] = Counter()
     _write(sink, writer.head())
-    for chunk in written(answerer, writer, chunked, jobs, setup=keep_large_arrays_in_heap):
+    for chunk in written(answerer, writer, chunked, jobs, setup=prepare_answering_process):
         _write(sink, chunk.text)
         kinds.update(chunk.kinds)
         show(chunk.boards)
@@ -188,8 +187,7 @@ def run(args: argparse.Namespace) -> int:
                         ltn_complete=args.ltn_complete, ltn_tolerance=args.ltn_tolerance, device=args.device,
                         visual=visual)
     writer = _writer(args, out_kind, name, single=len(first) == 1)
-    gc.freeze()  # the imported modules' objects: the collector need not walk them again for every chunk
-    keep_large_arrays_in_heap()  # the LTN's batch tensors reused, not mapped afresh per batch (cli/allocator.py)
+    prepare_answering_process()  # batch tensors kept in the heap, start-up objects frozen (cli/allocator.py)
     try:
         with output_lock(args.out) if args.out is not None else nullcontext(), \
                 progress_bar(writing_file=out_kind is not None) as bar:
