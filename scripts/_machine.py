@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import resource
 from pathlib import Path
@@ -16,6 +17,12 @@ def cpu_name() -> str:
     except OSError:
         pass
     return platform.processor() or platform.machine()
+
+
+def machine_line() -> str:
+    """The line a benchmark prints before its figures: the machine they were measured on."""
+    return (f"CPU: {cpu_name()} ({os.cpu_count()} logical CPUs); absolute times hold on this machine, "
+            "ratios are portable")
 
 
 def bf16_units() -> str:

@@ -62,6 +62,7 @@ from ltn_sudoku.logic.groundings.grounding import encode_boards, one_hot_givens 
 from ltn_sudoku.paths import DATA_DIR, REPO_ROOT  # noqa: E402
 from ltn_sudoku.questions.engine import Engine  # noqa: E402
 from ltn_sudoku.questions.report import classify  # noqa: E402
+from scripts._machine import machine_line  # noqa: E402
 
 SAMPLE = DATA_DIR / "kaggle"
 TOLERANCE = 1e-4
@@ -286,6 +287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--complete-checkpoints", default=COMPLETE_CHECKPOINTS, metavar="PT,...",
                         help=f"checkpoints of the complete-solver section (default {COMPLETE_CHECKPOINTS})")
     args = parser.parse_args(argv)
+    print(machine_line())
     alone = {"complete_only": lambda: complete_solver_section(args.complete_sizes, args.complete_checkpoints),
              "profile_only": lambda: profile_section(args.boards), "settle_only": lambda: settle_section(args.boards)}
     asked = [section for flag, section in alone.items() if getattr(args, flag)]

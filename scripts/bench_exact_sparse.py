@@ -23,6 +23,7 @@ if str(REPO_ROOT) not in sys.path:  # the shared benchmark code of scripts/bench
 
 from ltn_sudoku.exact import sat  # noqa: E402
 from ltn_sudoku.exact.sparse import SPARSE_SIZES  # noqa: E402
+from scripts._machine import machine_line  # noqa: E402
 from scripts.bench_exact import bench_sparse_portfolio  # noqa: E402
 
 
@@ -37,6 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.cadical_default:
         sat.SAT_OPTIONS.clear()
+    print(machine_line())
     bench_sparse_portfolio(args.sizes, args.per_size, args.seed, args.per_board)
     return 0
 

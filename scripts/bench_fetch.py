@@ -33,6 +33,7 @@ sys.path.insert(0, str(REPO))
 
 from ltn_sudoku.datasets.registry import DataFile, DataSet, all_sets, human_size  # noqa: E402
 from ltn_sudoku.datasets.serve import LocalServer  # noqa: E402
+from scripts._machine import machine_line  # noqa: E402
 
 MiB = 1 << 20
 
@@ -171,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         mode, url, sha, size, home, trace = args.client
         print(json.dumps(client(mode, url, sha, int(size), home, trace == "1")))
         return 0
+    print(machine_line())
     if args.verify_home is not None:
         return verify_home(args.verify_home or None)
     return bench(args.size_mb, args.repeat)

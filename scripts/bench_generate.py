@@ -13,13 +13,18 @@ from __future__ import annotations
 import argparse
 import resource
 import statistics
+import sys
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Callable
 
 from ltn_sudoku.candidates import CandidateGrid
 from ltn_sudoku.exact import kernel
 from ltn_sudoku.generate import CLASSES, LabelledBoard, generate, generate_mixed
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # scripts/ as a package, wherever this runs from
+from scripts._machine import machine_line  # noqa: E402
 
 COUNTS = {4: 4000, 9: 2000, 16: 40}  # boards per class and size, compiled-kernel path
 PYTHON_COUNTS = {4: 2000, 9: 200, 16: 8}  # the same work on the pure-Python path
@@ -99,6 +104,7 @@ def main() -> None:
     parser.add_argument("--distributions", type=int, metavar="N",
                         help="instead of timing: describe N mixed 4x4 and 9x9 boards, seed 0, unique=True and False")
     args = parser.parse_args()
+    print(machine_line())
     if args.distributions:
         for size in (4, 9):
             for unique in (True, False):

@@ -68,6 +68,7 @@ from ltn_sudoku.io.progress import progress  # noqa: E402
 from ltn_sudoku.io.split import splits_of  # noqa: E402
 from ltn_sudoku.logic.board.model_order import CachedModelOrder, ModelOrder  # noqa: E402
 from ltn_sudoku.paths import DATA_DIR, data_file  # noqa: E402
+from scripts._machine import cpu_name, machine_line  # noqa: E402
 
 SETS: dict[str, str] = {"seventeen_clue": "9x9/17clue_49158.txt", "top1465": "9x9/top1465.txt",
                         "forum_hardest_1905": "9x9/forum_hardest_1905_se11.txt",
@@ -359,6 +360,7 @@ def main() -> None:
                         help="only summarise earlier runs' rows.csv files: shards and runs with other orders merge "
                         "(a row repeated across files counts once); puzzles that some order lacks are dropped")
     args = parser.parse_args()
+    print(machine_line())
     if args.from_rows is not None:
         missing = [str(p) for p in args.from_rows if not p.is_file()]
         if missing:
@@ -428,8 +430,7 @@ def command() -> str:
 
 def stamp(machine: str) -> dict[str, str]:
     """The date (UTC) and the machine of a run, for the result files."""
-    processor = platform.processor() or "processor unknown"
-    described = machine or f"{os.cpu_count()} CPUs ({platform.machine()}, {processor}), model on 1 torch thread"
+    described = machine or f"{os.cpu_count()} CPUs ({platform.machine()}, {cpu_name()}), model on 1 torch thread"
     return {"date": datetime.datetime.now(datetime.timezone.utc).date().isoformat(), "machine": described}
 
 

@@ -22,6 +22,9 @@ from ltn_sudoku.io.kaggle import QUIZ_COLUMNS, SOLUTION_COLUMNS, KaggleReader, k
 from ltn_sudoku.logic.board import data
 from ltn_sudoku.paths import data_file
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # scripts/ as a package, wherever this runs from
+from scripts._machine import machine_line  # noqa: E402
+
 
 def plain_check(path: Path) -> int:
     """The baseline: each row parsed with the csv module and checked with Board, one row at a time."""
@@ -66,6 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = lambda: sum(1 for _ in KaggleReader(args.folder))  # noqa: E731
     boardset = lambda: len(data.kaggle(args.folder, 9))  # noqa: E731
     baseline = lambda: sum(plain_check(f) for f in files)  # noqa: E731
+    print(machine_line())
     print(f"{args.folder}: {len(files)} files; CPU seconds, best of 3")
     results = {}
     for name, work in (("KaggleReader.chunks() (numpy arrays)", chunks),

@@ -10,7 +10,9 @@ the same boards in the same process; only the batch size differs. CPU time, best
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import torch
 
@@ -20,6 +22,9 @@ from ltn_sudoku.logic.board.model import LtnSudoku, ModelConfig
 from ltn_sudoku.logic.board.objective import objective
 from ltn_sudoku.logic.config.schema import compose_config
 from ltn_sudoku.logic.kb.operators import Operators, build_operators
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # scripts/ as a package, wherever this runs from
+from scripts._machine import machine_line  # noqa: E402
 
 
 def boards_for(size: int, count: int, techniques: list) -> data.BoardSet:
@@ -54,6 +59,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
+    print(machine_line())
     print(f"threads={args.threads} batch={args.batch} boards={args.boards} naive_boards={args.naive_boards} "
           f"repeats={args.repeats} (CPU seconds, best of repeats)")
     for size in args.size or [4, 9]:

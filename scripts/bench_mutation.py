@@ -23,6 +23,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # scripts/ as a package, wherever this runs from
+from scripts._machine import machine_line  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
 ONLY = ["ltn_sudoku/logic/*", "ltn_sudoku/questions/report.py"]
 TESTS = ["tests/test_metrics.py", "tests/test_objective.py", "tests/test_crisp_kb.py", "tests/test_logic.py",
@@ -65,6 +68,7 @@ def main() -> None:
     parser.add_argument("--report-only", action="store_true", help="summarise an earlier run in --workdir")
     args, pytest_options = parser.parse_known_args()  # e.g. --deselect=tests/x.py::slow_case goes to pytest
     args.tests += pytest_options
+    print(machine_line())
     mutmut = Path(sys.executable).with_name("mutmut")
     started, cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     if not args.report_only:

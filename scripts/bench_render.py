@@ -55,6 +55,9 @@ from ltn_sudoku.render.svg import roles_of, step_svg
 from ltn_sudoku.techniques.hodoku import answering_techniques, case_finder, load_cases
 from ltn_sudoku.techniques.registry import all_techniques
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # scripts/ as a package, wherever this runs from
+from scripts._machine import machine_line  # noqa: E402
+
 CHROMIUM = Path("/usr/bin/chromium")
 
 
@@ -337,6 +340,7 @@ def main() -> None:
     if args.child_memory:
         _child_memory(args.child_memory)
         return
+    print(machine_line())
     for section in args.sections:
         {"cpu": lambda: cpu(args.boards), "memory": memory, "images": lambda: images(args.val_boards),
          "training": training, "cases": cases,

@@ -20,8 +20,10 @@ import os
 import resource
 import socket
 import statistics
+import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 import torch.distributed as dist
@@ -35,6 +37,9 @@ from ltn_sudoku.logic.config.schema import compose_config
 from ltn_sudoku.logic.kb.operators import build_operators
 from ltn_sudoku.logic.training import distributed
 from ltn_sudoku.logic.training.runtime import configure_torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # scripts/ as a package, wherever this runs from
+from scripts._machine import machine_line  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -137,6 +142,7 @@ def main() -> None:
                         help="also one process with this many threads (intra-op parallelism instead of processes)")
     parser.add_argument("overrides", nargs="*", help="Hydra overrides (model.steps=8 ...)")
     args = parser.parse_args()
+    print(machine_line())
     settings = [Setting(procs, args.threads) for procs in args.procs]
     if args.one_proc_threads:
         settings.append(Setting(1, args.one_proc_threads))

@@ -37,6 +37,7 @@ from ltn_sudoku.logic.board.search import guided_search  # noqa: E402
 from ltn_sudoku.logic.kinds import load_model  # noqa: E402
 from ltn_sudoku.paths import data_file  # noqa: E402
 from ltn_sudoku.questions.tiers import singles_loop_batch  # noqa: E402
+from scripts._machine import machine_line  # noqa: E402
 
 BUDGETS = (1, 4, 16, 64, 256, 1024)
 
@@ -105,6 +106,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
     torch.set_num_threads(1)
+    print(machine_line())
     model = load_model(args.checkpoint, 9)[0]
     started = time.process_time()
     rows = []

@@ -24,6 +24,7 @@ from ltn_sudoku.logic.board import data  # noqa: E402
 from ltn_sudoku.logic.board.reasoning import model_boards  # noqa: E402
 from ltn_sudoku.logic.kinds import load_model  # noqa: E402
 from ltn_sudoku.questions.tiers import run_tiers, singles_loop_batch  # noqa: E402
+from scripts._machine import machine_line  # noqa: E402
 
 STEPS = (1, 2, 4, 8, 16, 24, 32, 48, 64, 96)
 BINS = ((17, 23), (24, 29), (30, 35))
@@ -37,6 +38,7 @@ def main() -> None:
     parser.add_argument("--plot", type=Path, default=None)
     args = parser.parse_args()
     torch.set_num_threads(1)
+    print(machine_line())
     steps = [int(s) for s in args.steps.split(",")]
     puzzles = data.generated(9, "open_solvable", args.puzzles, 4242, givens=[list(b) for b in BINS])
     boards = puzzles.boards()
@@ -49,7 +51,7 @@ def main() -> None:
     for path in args.checkpoints:
         model = load_model(path, 9)[0]
         started = time.process_time()
-        label = f"{model.config.has_value.kind}: {path}"
+        label = f"{model.config.has_value.grounding}: {path}"
         table[label] = [float((model_boards(model, run.puzzles, s) == solution).all(1).mean()) for s in steps]
         print(f"{label}: {time.process_time() - started:.0f} CPU s")
     table.index.name = "steps"

@@ -11,10 +11,15 @@ both directions. import-linter's contracts keep the last at zero; this prints wh
 from __future__ import annotations
 
 import argparse
+import sys
 from collections import Counter
 from itertools import combinations
+from pathlib import Path
 
 import grimp
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # scripts/ as a package, wherever this runs from
+from scripts._machine import machine_line  # noqa: E402
 
 
 def group_of(module: str, package: str) -> str:
@@ -37,6 +42,7 @@ def main() -> None:
     groups = {g for g in groups if g[0] != g[1]}
     names = sorted({g for pair in groups for g in pair})
     two_way_groups = [(a, b) for a, b in combinations(names, 2) if (a, b) in groups and (b, a) in groups]
+    print(machine_line())
     print(f"{args.package}: {len(modules)} modules")
     for folder, count in sorted(folders.items()):
         print(f"  {folder.replace('.', '/')}/: {count} modules")

@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -51,6 +52,9 @@ from ltn_sudoku.techniques.base import Technique
 from ltn_sudoku.techniques.hodoku import RegCase, answering_techniques, case_finder, load_cases
 from ltn_sudoku.techniques.registry import all_techniques
 from ltn_sudoku.techniques.soundness import assert_sound, run_pure, sample_puzzles
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # scripts/ as a package, wherever this runs from
+from scripts._machine import machine_line  # noqa: E402
 
 Pair = tuple[Board, Board]  # (puzzle, its unique solution)
 PairLoader = Callable[[int | None, int], list[Pair]]  # (limit, seed) -> pairs
@@ -583,6 +587,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--solver", default="minisat22")
 
     args = parser.parse_args(argv)
+    print(machine_line())
     if args.command == "overview":
         print(overview())
     elif args.command == "soundness":

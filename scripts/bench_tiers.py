@@ -25,9 +25,11 @@ from __future__ import annotations
 import argparse
 import random
 import resource
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Sequence, TypeVar
 
 import numpy as np
@@ -39,6 +41,9 @@ from ltn_sudoku.paths import data_file
 from ltn_sudoku.questions.engine import Engine
 from ltn_sudoku.questions.tiers import SEARCH_TIER, run_tiers, singles_loop, singles_loop_batch, tier_techniques
 from ltn_sudoku.techniques.hodoku import hodoku_exemplars
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # scripts/ as a package, wherever this runs from
+from scripts._machine import machine_line  # noqa: E402
 
 FILES: dict[str, str] = {
     "17clue": "9x9/17clue_49158.txt",
@@ -150,6 +155,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--exemplars", action="store_true", help="tiers of HoDoKu's exemplars per technique")
     args = parser.parse_args(argv)
+    print(machine_line())
     if args.exemplars:
         print(exemplar_table())
         return

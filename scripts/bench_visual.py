@@ -24,6 +24,7 @@ import argparse
 import json
 import logging
 import resource
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -55,6 +56,9 @@ from ltn_sudoku.logic.visual.decode import (
     margins,
 )
 from ltn_sudoku.logic.visual.evaluate import BoardScores, digit_accuracy
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # scripts/ as a package, wherever this runs from
+from scripts._machine import cpu_name, machine_line  # noqa: E402
 
 MODELS = ("ltn", "cnn", "oracle")
 
@@ -220,6 +224,8 @@ def main() -> None:
                         help="with --rescore-runs: score fresh held-out boards of this seed instead of the runs' own")
     parser.add_argument("overrides", nargs="*", help="Hydra overrides of the LTN's config (after --)")
     args = parser.parse_args()
+    if args.rescore_runs or not args.from_json:  # --from-json: the runs' own CPU, in the table's note
+        print(machine_line())
     if args.rescore_runs:
         rescore_runs(args.rescore_runs, args.clips, args.test_seed)
         return
@@ -228,7 +234,8 @@ def main() -> None:
         print_table(args.size, [r for s in saved if s["size"] == args.size for r in s["runs"]],
                     "from " + ", ".join(map(str, args.from_json)) + "; overrides: " +
                     " | ".join(" ".join(s["overrides"]) or "(none)" for s in saved) +
-                    "; peak memory " + ", ".join(f"{s['peak_mb']:.0f}" for s in saved) + " MB",
+                    "; peak memory " + ", ".join(f"{s['peak_mb']:.0f}" for s in saved) + " MB; CPU " +
+                    ", ".join(dict.fromkeys(s.get("cpu", "not recorded") for s in saved)),
                     " | ".join(dict.fromkeys(s.get("ltn_teaching", "LTN teaching not recorded (runs before "
                                                    "abduction: rule axioms on valid boards, pool 2)") for s in saved)))
         return
@@ -263,7 +270,7 @@ def main() -> None:
 def _write(path: Path, size: int, overrides: list[str], runs: list[dict[str, Any]], teaching: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    path.write_text(json.dumps({"size": size, "overrides": overrides, "runs": runs, "peak_mb": peak,
+    path.write_text(json.dumps({"size": size, "overrides": overrides, "runs": runs, "peak_mb": peak, "cpu": cpu_name(),
                                 "ltn_teaching": teaching}, indent=1) + "\n")
 
 

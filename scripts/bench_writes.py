@@ -24,6 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from ltn_sudoku.logic.checkpoints import load_checkpoint, save_checkpoint  # noqa: E402
+from scripts._machine import machine_line  # noqa: E402
 
 
 def timed(repeat: int, step) -> tuple[list[float], float]:  # type: ignore[no-untyped-def]
@@ -59,6 +60,7 @@ def main() -> int:
         for name, fsync in (("fsync", True), ("no fsync", False)):
             results[name] = timed(args.repeat, lambda fsync=fsync: save_checkpoint(target, *parts, fsync=fsync))
         results["load"] = timed(args.repeat, lambda: load_checkpoint(target))
+        print(machine_line())
         print(f"{args.checkpoint.name}: {size_kb:.0f} kB, {args.repeat} writes each, into {folder.parent}")
         for name, (times, peak) in results.items():
             print(f"  {name:<9} {statistics.median(times):7.2f} ms median  {statistics.fmean(times):7.2f} ms mean  "
