@@ -54,7 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this tree's ltn_
 from ltn_sudoku.board import Board  # noqa: E402
 from ltn_sudoku.branching.orders import Ascending, FewestPlaces  # noqa: E402
 from ltn_sudoku.branching.solver import solve  # noqa: E402
-from ltn_sudoku.cli.allocator import keep_large_arrays_in_heap  # noqa: E402
+from ltn_sudoku.cli.allocator import prepare_answering_process  # noqa: E402
 from ltn_sudoku.exact import solve as exact_solve  # noqa: E402
 from ltn_sudoku.io.kaggle import read_kaggle  # noqa: E402
 from ltn_sudoku.logic.board.predict import SETTLE_TOLERANCE, LtnAnswers  # noqa: E402
@@ -87,7 +87,7 @@ def real_boards_by_set(count: int) -> dict[str, list[Board]]:
 def settle_section(count: int, repeats: int = 3) -> None:
     """The LTN section refining every board all the way (tolerance 0) beside the default, each board stopping once
     settled, on the same real rows; exits 1 when a decision differs."""
-    keep_large_arrays_in_heap()  # as classify-board does (cli/allocator.py): no fresh pages for every batch
+    prepare_answering_process()  # as classify-board does (cli/allocator.py): heap kept, start-up objects frozen
     full, settled = LtnAnswers(tolerance=0.0), LtnAnswers()
     print(f"  settle: the LTN section with every board refined all the way (tolerance 0) against the default "
           f"(a board stops once a step moves none of its truths by more than {SETTLE_TOLERANCE:g}); CPU ms per board, "
@@ -128,7 +128,7 @@ def profile_section(count: int) -> None:
     from ltn_sudoku.logic.board import inference, predict
     from ltn_sudoku.logic.board.model import HasSolutionNet, LtnSudoku, RecommendsHeuristicNet
 
-    keep_large_arrays_in_heap()  # as classify-board does: a batch's tensors are not fresh pages every time
+    prepare_answering_process()  # as classify-board does (cli/allocator.py)
 
     parts = {"refinement (settle)": (LtnSudoku, "settle"),
              "hasSolution features": (inference, "solution_features"),
