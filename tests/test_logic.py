@@ -26,6 +26,7 @@ from ltn_sudoku.logic.groundings.grounding import (
     encode_boards,
     index_variable,
     one_hot_givens,
+    range_variable,
 )
 from ltn_sudoku.logic.groundings.hasvalue import (
     GROUNDINGS,
@@ -243,6 +244,25 @@ def test_table_predicate_matches_ltn_broadcasting_and_diagonal_quantification() 
     diagonal = TablePredicate(square)(x, y)
     assert diagonal.free_vars == ["diag_x_y"]
     assert torch.allclose(diagonal.value, square[[0, 1, 2], [4, 3, 2]])
+
+
+def test_a_whole_range_variable_reads_its_axis_as_it_is() -> None:
+    """range_variable: a TablePredicate reads an axis the variable covers whole without gathering it, with the
+    values and gradients of the gather; a range shorter than the axis, a diagonal pair of range variables and a
+    plain variable over the same ids still select what they name."""
+    table = torch.rand(3, 5, 4, requires_grad=True)
+    b, c, v = range_variable("b", 3, "cpu"), range_variable("c", 5, "cpu"), range_variable("v", 4, "cpu")
+    ours = TablePredicate(table)(b, c, v)
+    gathered = TablePredicate(table)(*(index_variable(x, torch.arange(k)) for x, k in (("b", 3), ("c", 5), ("v", 4))))
+    assert ours.value is table and ours.free_vars == gathered.free_vars == ["b", "c", "v"]
+    assert torch.equal(ours.value, gathered.value)
+    weights = torch.rand(3, 5, 4)
+    assert torch.equal(*(torch.autograd.grad((x.value * weights).sum(), table)[0] for x in (ours, gathered)))
+    short = TablePredicate(table)(b, range_variable("c", 2, "cpu"), v)
+    assert torch.equal(short.value, table[:, :2])
+    x, y = ltn.diag(range_variable("x", 5, "cpu"), range_variable("y", 5, "cpu"))
+    square = torch.rand(5, 5)
+    assert torch.equal(TablePredicate(square)(x, y).value, square.diagonal())
 
 
 @pytest.mark.parametrize("inputs", [9, 32])

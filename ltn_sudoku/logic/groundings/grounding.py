@@ -25,6 +25,9 @@ from ltn_sudoku.board import Board, geometry
 UNIT_PREDICATES: tuple[str, str, str] = ("isSameRow", "isSameCol", "isSameBlock")
 
 
+WHOLE_RANGE = "whole_range"  # the attribute `range_variable` sets on a variable: the length of the axis it covers
+
+
 class TablePredicate:
     """A predicate whose truth values were computed for the whole domain at once (a (d1, d2, ...) table).
 
@@ -43,7 +46,8 @@ class TablePredicate:
         if len(labels) == len(variables):  # one axis per argument: successive contiguous gathers are fastest
             value = self.table
             for axis, var in enumerate(variables):
-                value = value.index_select(axis, var.value.reshape(-1))
+                if getattr(var, WHOLE_RANGE, None) != value.shape[axis]:  # a whole axis in order is read as it is
+                    value = value.index_select(axis, var.value.reshape(-1))
             return LTNObject(value, labels)
         indices = []
         for var in variables:
@@ -65,6 +69,16 @@ def index_variable(label: str, indices: torch.Tensor) -> ltn.Variable:
         return ltn.Variable(label, indices.reshape(-1).long(), add_batch_dim=True)
     finally:
         ltn.device = process_wide
+
+
+def range_variable(label: str, size: int, device: torch.device | str) -> ltn.Variable:
+    """`index_variable` over every id 0 .. size-1 in order (the boards, cells, digits, units of a domain), marked so
+    that a TablePredicate reads an axis of that length as it is: the gather it would run is an identity that copies
+    the whole table forward and scatters the gradient into zeros backward (a few % of a message-passing training
+    step, and of the LTN's answers on classify-board's rows; the same values)."""
+    variable = index_variable(label, torch.arange(size, device=device))
+    setattr(variable, WHOLE_RANGE, size)
+    return variable
 
 
 def encode_boards(boards: Sequence[Board], n: int, device: torch.device | str = "cpu") -> torch.Tensor:
@@ -170,11 +184,9 @@ class Grounding(nn.Module):
     def domain(self, batch: int) -> Domain:
         """Variables over the boards of a batch, all cells, all digits and all units."""
         dev = self.cell_features.device
-        cells = torch.arange(self.cells, device=dev)
-        digits = torch.arange(self.n, device=dev)
-        return Domain(b=index_variable("b", torch.arange(batch, device=dev)), c=index_variable("c", cells),
-                      c2=index_variable("c2", cells), v=index_variable("v", digits),
-                      v2=index_variable("v2", digits), u=index_variable("u", torch.arange(3 * self.n, device=dev)))
+        return Domain(b=range_variable("b", batch, dev), c=range_variable("c", self.cells, dev),
+                      c2=range_variable("c2", self.cells, dev), v=range_variable("v", self.n, dev),
+                      v2=range_variable("v2", self.n, dev), u=range_variable("u", 3 * self.n, dev))
 
     def peer_pair_variables(self) -> list[ltn.Variable]:
         """(c1, c2) over every ordered pair of distinct cells sharing a unit, diagonally quantified together."""

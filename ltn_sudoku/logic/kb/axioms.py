@@ -25,7 +25,7 @@ import ltn
 import torch
 from ltn.core import LTNObject
 
-from ltn_sudoku.logic.groundings.grounding import Grounding, TablePredicate, index_variable
+from ltn_sudoku.logic.groundings.grounding import Grounding, TablePredicate, range_variable
 from ltn_sudoku.logic.kb.operators import Operators, build_operators
 
 UNIT_AXIOMS: tuple[str, str, str] = ("row", "col", "block")
@@ -61,7 +61,7 @@ def rule_axioms(grounding: Grounding, ops: Operators, assignment: torch.Tensor,
             shared = LTNObject(clash.value, list(clash.free_vars))  # LTNtorch reshapes its operands in place
             axioms[name] = ops.forall([c1, c2, d.v], ops.Implies(predicate(c1, c2), shared))
     if "unit_has_digit" in wanted:
-        i = index_variable("i", torch.arange(grounding.n, device=assignment.device))
+        i = range_variable("i", grounding.n, assignment.device)
         in_unit = TablePredicate(assignment[:, grounding.unit_cells])  # (b, u, i, v): the unit's i-th cell holds v
         axioms["unit_has_digit"] = ops.forall([d.u, d.v], ops.exists([i], in_unit(d.b, d.u, i, d.v)))
     return {name: axioms[name] for name in RULE_AXIOMS if name in axioms}  # in RULE_AXIOMS' order, as before
@@ -73,7 +73,7 @@ def satisfaction(ops: Operators, per_board: dict[str, LTNObject]) -> dict[str, t
 
 
 def _forall_boards(ops: Operators, truth: LTNObject) -> torch.Tensor:
-    b = index_variable("b", torch.arange(truth.value.shape[0], device=truth.value.device))
+    b = range_variable("b", truth.value.shape[0], truth.value.device)
     return ops.forall([b], LTNObject(truth.value.float(), list(truth.free_vars))).value
 
 
@@ -127,7 +127,7 @@ def labelled_axiom(ops: Operators, truth: torch.Tensor, facts: torch.Tensor, neg
     """A labelled axiom as a scalar: ∀x:facts(x) P(x), or negated ∀x:¬facts(x) ¬P(x), where P's truth and the facts
     range over boards and optionally one more variable (techniques h, cells c): the guarded ∀ of labelled facts
     (Operators.forall_labelled, the log-product)."""
-    variables = [index_variable(name, torch.arange(size, device=truth.device))
+    variables = [range_variable(name, size, truth.device)
                  for name, size in zip(("b", "h", "c"), truth.shape)]
     atom = TablePredicate(truth)(*variables)
     holds = facts.bool()
@@ -172,8 +172,8 @@ def hidden_single_definition(grounding: Grounding, givens: torch.Tensor) -> torc
     possible = _values(is_possible(grounding, givens), ["b", "c", "v"])
     in_unit = TablePredicate(possible[:, grounding.unit_cells])  # (b, u, i, v)
     d = grounding.domain(givens.shape[0])
-    i = index_variable("i", torch.arange(n, device=givens.device))
-    i2 = index_variable("i2", torch.arange(n, device=givens.device))
+    i = range_variable("i", n, givens.device)
+    i2 = range_variable("i2", n, givens.device)
     single = _exactly_one(ops, in_unit(d.b, d.u, i, d.v), i, i2)
     return _values(ops.exists([d.u, d.v], single), ["b"])
 
@@ -186,8 +186,8 @@ DEFINITIONS: dict[str, Callable[[Grounding, torch.Tensor], torch.Tensor]] = {
 
 def definition_axioms(ops: Operators, truth: torch.Tensor, definitions: torch.Tensor) -> torch.Tensor:
     """∀b recommendsHeuristic(b, h) ↔ Def_h(b) for each defined technique h: (defined techniques,) scalars."""
-    b = index_variable("b", torch.arange(truth.shape[0], device=truth.device))
-    h = index_variable("h", torch.arange(truth.shape[1], device=truth.device))
+    b = range_variable("b", truth.shape[0], truth.device)
+    h = range_variable("h", truth.shape[1], truth.device)
     equiv = ops.Equiv(TablePredicate(truth)(b, h), TablePredicate(definitions)(b, h))
     return _values(ops.forall([b], equiv), ["h"])
 

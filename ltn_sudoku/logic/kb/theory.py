@@ -23,7 +23,7 @@ from typing import NamedTuple
 import torch
 from ltn.core import LTNObject
 
-from ltn_sudoku.logic.groundings.grounding import index_variable
+from ltn_sudoku.logic.groundings.grounding import range_variable
 from ltn_sudoku.logic.kb.axioms import definition_axioms, labelled_axiom
 from ltn_sudoku.logic.kb.operators import AggregLogProduct, Operators
 
@@ -186,7 +186,7 @@ class Theory:
 # ---- closing: ∀b (and the other variables a labelled axiom ranges over) --------------------------------------------
 def forall_boards(ops: Operators, grounded: Grounded) -> torch.Tensor:
     """∀b of a per-board truth with the family's ∀ (pMeanError)."""
-    b = index_variable("b", torch.arange(grounded.truth.shape[0], device=grounded.truth.device))
+    b = range_variable("b", grounded.truth.shape[0], grounded.truth.device)
     return ops.forall([b], LTNObject(grounded.truth.float(), ["b"])).value
 
 
