@@ -8,6 +8,7 @@ it; the script prints that floor, one board answered alone against the same boar
     .venv/bin/python scripts/bench_classify_ltn.py --complete-only [--complete-sizes kaggle_3m_test=100,top1465=50]
     .venv/bin/python scripts/bench_classify_ltn.py --settle-only [--boards 1536]
     .venv/bin/python scripts/bench_classify_ltn.py --profile-only [--boards 1536]
+    .venv/bin/python scripts/bench_classify_ltn.py --blocks-only [--boards 1536]
 
 Parts: the symbolic default answers (Q1/Q2 with every move's exact dead-end flag, and Q3: techniques and the solving
 path), classify() per board; the LTN answers (isCorrect / hasSolution, hasValue after refinement, move confidences,
@@ -31,6 +32,11 @@ The settle section (in the default run; alone with --settle-only): per Kaggle se
 all of the checkpoint's eval_steps (tolerance 0, the old answer) beside the default, where each board stops once a step
 moves none of its truths by more than SETTLE_TOLERANCE; the same boards, interleaved passes (best of 3), the steps the
 boards ran, whether every decision is the same and the largest difference of any answer number.
+
+The blocks section (alone with --blocks-only): per Kaggle set, the refinement until settled (the evidence model's
+`settle`, 64 boards a batch as classify-board answers them) with answering's MLP in blocks of MLP_BLOCK_NODES nodes
+(today's) against the same MLP over the whole batch (as training runs it), in one process on the same boards,
+interleaved passes (best of 5); whether the assignments and steps are equal to the bit.
 """
 
 from __future__ import annotations
@@ -57,7 +63,7 @@ from ltn_sudoku.branching.solver import solve  # noqa: E402
 from ltn_sudoku.cli.allocator import prepare_answering_process  # noqa: E402
 from ltn_sudoku.exact import solve as exact_solve  # noqa: E402
 from ltn_sudoku.io.kaggle import read_kaggle  # noqa: E402
-from ltn_sudoku.logic.board.predict import SETTLE_TOLERANCE, LtnAnswers  # noqa: E402
+from ltn_sudoku.logic.board.predict import BATCH_BOARDS, SETTLE_TOLERANCE, LtnAnswers, torch_threads  # noqa: E402
 from ltn_sudoku.logic.groundings.grounding import encode_boards, one_hot_givens  # noqa: E402
 from ltn_sudoku.paths import DATA_DIR, REPO_ROOT  # noqa: E402
 from ltn_sudoku.questions.engine import Engine  # noqa: E402
@@ -120,6 +126,40 @@ def settle_section(count: int, repeats: int = 3) -> None:
               f"{str(same):>15} {worst:>19.1e}")
     if not same_everywhere:
         raise SystemExit("a settled LTN answer decides differently from the fully refined one")
+
+
+def blocks_section(count: int, repeats: int = 5) -> None:
+    """Answering's evidence MLP in blocks (EvidenceHasValue._mlp_in_blocks) against the whole-batch MLP, on the
+    refinement alone (the part it changes)."""
+    from ltn_sudoku.logic.groundings.hasvalue.evidence import MLP_BLOCK_NODES, EvidenceHasValue
+
+    prepare_answering_process()
+    predictor = LtnAnswers().predictor(9)
+    assert predictor is not None
+    model, blocks = predictor.model, EvidenceHasValue._mlp_in_blocks
+    print(f"  blocks: the refinement until settled, answering's MLP in blocks of {MLP_BLOCK_NODES} nodes against "
+          f"the whole batch at once; CPU ms per board, best of {repeats} interleaved passes, batches of {BATCH_BOARDS}")
+    print(f"  {'set':<12} {'boards':>6} {'whole batch':>12} {'blocks':>8} {'ratio':>6} {'the same bits':>14}")
+
+    def refine(givens: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        with torch.inference_mode(), torch_threads(predictor.threads):  # as LtnPredictor.answers runs (1 thread)
+            return [model.settle(part, tolerance=SETTLE_TOLERANCE) for part in givens.split(BATCH_BOARDS)]
+
+    try:
+        for name, boards in real_boards_by_set(count).items():
+            givens = one_hot_givens(encode_boards(boards, 9, "cpu"), 9)
+            times: dict[str, list[float]] = {"whole": [], "blocks": []}
+            found: dict[str, list[tuple[torch.Tensor, torch.Tensor]]] = {}
+            for _ in range(repeats):
+                for side in ("whole", "blocks"):
+                    EvidenceHasValue._mlp_in_blocks = blocks if side == "blocks" else EvidenceHasValue._mlp
+                    times[side].append(cpu_ms_per_board(lambda: found.__setitem__(side, refine(givens)), len(boards)))
+            same = all(torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
+                       for a, b in zip(found["whole"], found["blocks"]))
+            whole, block = min(times["whole"]), min(times["blocks"])
+            print(f"  {name:<12} {len(boards):>6} {whole:>12.2f} {block:>8.2f} {whole / block:>5.2f}x {str(same):>14}")
+    finally:
+        EvidenceHasValue._mlp_in_blocks = blocks
 
 
 def profile_section(count: int) -> None:
@@ -282,6 +322,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--settle-only", action="store_true", help="run only the settle section (--boards rows)")
     parser.add_argument("--profile-only", action="store_true",
                         help="run only the profile of the LTN section's parts (--boards rows)")
+    parser.add_argument("--blocks-only", action="store_true",
+                        help="run only answering's MLP in blocks against the whole batch (--boards rows)")
     parser.add_argument("--complete-sizes", default=COMPLETE_SIZES, metavar="SET=N,...",
                         help=f"sets and puzzles of the complete-solver section (default {COMPLETE_SIZES})")
     parser.add_argument("--complete-checkpoints", default=COMPLETE_CHECKPOINTS, metavar="PT,...",
@@ -289,7 +331,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     print(machine_line())
     alone = {"complete_only": lambda: complete_solver_section(args.complete_sizes, args.complete_checkpoints),
-             "profile_only": lambda: profile_section(args.boards), "settle_only": lambda: settle_section(args.boards)}
+             "profile_only": lambda: profile_section(args.boards), "settle_only": lambda: settle_section(args.boards),
+             "blocks_only": lambda: blocks_section(args.boards)}
     asked = [section for flag, section in alone.items() if getattr(args, flag)]
     if asked:  # one section on its own (the first asked for, in this order)
         asked[0]()

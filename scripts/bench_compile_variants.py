@@ -6,7 +6,7 @@ Each variant is its own model from the same seed, compiled once (the compile in 
 timing) and trained from the same weights on the same generated boards as scripts/bench_train_step.py draws them;
 the passes alternate, each variant first in turn. The figure is boards per CPU second (median over passes).
 
-    .venv/bin/python scripts/bench_compile_variants.py [--variants default,python_wrapper,autotune,parts16k] [--boards 128]
+    .venv/bin/python scripts/bench_compile_variants.py [--variants default,python_wrapper,autotune,parts16k,...] [--boards 128]
         [--batch 32] [--repeats 5] [--profile]
 
 --profile: after the timing, one more pass of the first variant under torch.profiler, its operators by their own CPU
@@ -36,6 +36,11 @@ VARIANTS: dict[str, tuple[dict[str, Any], int | None]] = {
     "python_wrapper": ({"options": {"cpp_wrapper": False}}, None),  # called from a generated Python wrapper, as before
     "autotune": ({"mode": "max-autotune-no-cudagraphs"}, None),  # inductor's CPU matrix-product templates
     "parts16k": ({}, 16384),  # 22 boards a CPU part instead of 11
+    "aggressive_fusion": ({"options": {"cpp_wrapper": True, "aggressive_fusion": True}}, None),  # fuse unrelated ops
+    "simdlen256": ({"options": {"cpp_wrapper": True, "cpp.simdlen": 256}}, None),  # 8-lane vectors, not AVX-512's 16
+    "dynamic": ({"dynamic": True}, None),  # one graph for every part size (symbolic batch) instead of one per size
+    # the default's kernels named in --profile (inductor's kernel profile needs the Python wrapper): where it goes
+    "kernel_profile": ({"options": {"cpp_wrapper": False, "cpp.enable_kernel_profile": True}}, None),
 }
 
 
@@ -65,6 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     if not names or any(v not in VARIANTS for v in names) or min(args.boards, args.batch, args.repeats) < 1:
         parser.error(f"--variants: some of {', '.join(VARIANTS)}; --boards, --batch, --repeats at least 1")
     torch.set_num_threads(1)
+    # every variant compiles the same step function, and dynamo counts their graphs together (two part sizes each):
+    # past its default limit of 8 a variant would run eager without a word
+    torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 4 * len(names))
     device = torch.device("cpu")
     print(f"CPU: {cpu_name()}; torch {torch.__version__}, 1 thread; 9x9 message passing, batch {args.batch}, "
           f"{args.boards} boards a pass, {args.repeats} interleaved passes a variant", flush=True)
@@ -89,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         with profile(activities=[ProfilerActivity.CPU]) as prof:
             train_pass(sides[0], weights, device)
         print(f"torch.profiler, one pass of {first}:")
-        print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=15, max_name_column_width=60))
+        print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=25, max_name_column_width=70))
     print(f"peak RSS {peak_rss_mb():.0f} MB")
     return 0
 

@@ -38,3 +38,16 @@ def test_bench_classify_ltn_profile_section_smoke() -> None:
         # printed to 0.01 ms: six roundings apart at most
         assert len(parts) == 5 and parts[0] > 0 and sum(parts) <= whole + 0.03 and abs(sum(parts) + rest - whole) < 0.04
     assert "peak memory" in done.stdout
+
+
+def test_bench_classify_ltn_blocks_section_smoke() -> None:
+    """--blocks-only on a few shipped rows of each Kaggle sample: a row per set with both timings, their ratio and
+    whether the blocks' refinement equals the whole batch's to the bit (it must here: every node is computed alone)."""
+    done = subprocess.run([sys.executable, str(ROOT / "scripts/bench_classify_ltn.py"), "--blocks-only", "--boards",
+                           "6"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line.split() for line in done.stdout.splitlines() if line.strip().startswith("kaggle_")]
+    assert [row[0] for row in rows] == ["kaggle_1m", "kaggle_3m", "kaggle_9m"]
+    for _, boards, whole, blocks, ratio, same in rows:
+        assert boards == "2" and float(whole) > 0 and float(blocks) > 0 and ratio.endswith("x") and same == "True"
+    assert "peak memory" in done.stdout

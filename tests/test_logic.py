@@ -301,6 +301,7 @@ def test_the_evidence_mlp_answers_in_blocks_as_it_trains(monkeypatch: pytest.Mon
     """EvidenceHasValue's answering MLP, a block of nodes at a time without autograd, against the whole-batch MLP
     that training runs: the same values (to float rounding) on a batch of several blocks and a short last one, and a
     refinement step without gradients equals one with them."""
+    from ltn_sudoku.logic.board.predict import torch_threads
     from ltn_sudoku.logic.groundings.hasvalue import evidence
 
     monkeypatch.setattr(evidence, "MLP_BLOCK_NODES", 700)  # 5,000 nodes: seven blocks, the last one 100 nodes
@@ -313,7 +314,7 @@ def test_the_evidence_mlp_answers_in_blocks_as_it_trains(monkeypatch: pytest.Mon
     assert torch.allclose(blocks, whole, rtol=1e-6, atol=1e-6)
     givens = one_hot_givens(encode_boards(_mixed_boards(9)[:12], 9), 9)
     trained = model(givens, steps=3)[-1]
-    with torch.inference_mode():
+    with torch.inference_mode(), torch_threads(1):  # the blocks run on one thread, as classify-board answers
         answered = model(givens, steps=3)[-1]
     assert torch.allclose(answered, trained.detach(), rtol=1e-6, atol=1e-7)
 

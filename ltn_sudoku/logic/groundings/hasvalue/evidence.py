@@ -73,9 +73,9 @@ class EvidenceHasValue(RecurrentHasValue):
         clamped), so they stay as they were; the layers run feature-major (hidden, open nodes), one product each."""
         _, filled, open_cells = fixed
         x = self.evidence(assignment, filled, open_cells.view(-1).nonzero().squeeze(1))
-        if torch.is_grad_enabled() or x.device.type != "cpu":
+        if torch.is_grad_enabled() or x.device.type != "cpu" or torch.get_num_threads() > 1:
             x = self._mlp(x)
-        else:  # answering on the CPU: the MLP a cache-sized block of nodes at a time (_mlp_in_blocks)
+        else:  # answering on one CPU thread (classify-board's): a cache-sized block of nodes at a time
             x = self._mlp_in_blocks(x)
         logits = state.index_put((open_cells,), state[open_cells] + x.view(-1, assignment.shape[-1]))
         return logits, logits
@@ -93,7 +93,8 @@ class EvidenceHasValue(RecurrentHasValue):
         floats, 256 kB) stay in the CPU's cache from one layer to the next, where a batch's (64 boards: about 3.7 MB
         a layer) go out to memory and back between the products, bias adds and ReLUs. Every node is computed
         alone, so the values are `_mlp`'s (to float rounding where the product's kernel differs by width; the same
-        bits on the machine measured). scripts/bench_classify_ltn.py --profile-only has the figures."""
+        bits on the machine measured). On one thread only: on two, the whole batch's products split better
+        (0.82-0.88x for the blocks). scripts/bench_classify_ltn.py --blocks-only has the figures."""
         out = x.new_empty(1, x.shape[1])
         for start in range(0, x.shape[1], MLP_BLOCK_NODES):
             out[:, start:start + MLP_BLOCK_NODES] = self._mlp(x[:, start:start + MLP_BLOCK_NODES])
