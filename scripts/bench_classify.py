@@ -388,10 +388,11 @@ def forget_board_caches() -> None:
 
     frozen = gc.get_freeze_count() > 0  # gc.get_objects() does not list frozen objects (as_the_command_starts)
     gc.unfreeze()
-    for thing in gc.get_objects():
-        if isinstance(thing, StateCache):
+    for thing in gc.get_objects():  # by type(), which reads no attribute: a weak proxy to a dead object raises
+        # ReferenceError at isinstance (a test process holds some)
+        if issubclass(type(thing), StateCache):
             thing.clear()
-        elif (isinstance(thing, functools._lru_cache_wrapper)
+        elif (type(thing) is functools._lru_cache_wrapper
               and getattr(thing, "__module__", "").startswith("ltn_sudoku.techniques")):
             thing.cache_clear()
     if frozen:

@@ -9,6 +9,7 @@ import io
 import json
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 
 import pytest
@@ -406,17 +407,22 @@ def test_an_answering_process_freezes_its_start_up_objects() -> None:
 def test_the_benchmark_empties_frozen_caches_as_well() -> None:
     """bench_classify.forget_board_caches after the benchmark froze its start-up objects as the command does: a
     technique cache made before the freeze (as the finders' module-level caches are) is emptied all the same (the
-    collector does not list frozen objects), and the process stays frozen."""
+    collector does not list frozen objects), and the process stays frozen; a weak proxy whose object is gone (which
+    isinstance cannot look at) is passed over."""
     from ltn_sudoku.techniques.cache import StateCache
 
     cache: StateCache[int, int] = StateCache()
     cache.get(1, lambda: 1)
+    gone = StateCache()  # type: ignore[var-annotated]
+    dead = weakref.proxy(gone)
+    del gone
     gc.freeze()
     try:
         _bench_classify_script().forget_board_caches()
         assert cache.get(1, lambda: 2) == 2 and gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+    assert type(dead) is weakref.ProxyType
 
 
 def test_bench_classify_q3profile_section_lists_the_costliest_techniques(capsys: pytest.CaptureFixture[str]) -> None:
