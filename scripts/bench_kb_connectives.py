@@ -14,7 +14,10 @@ The two connectives alternate pass by pass, each first in turn; the figure is CP
 LTNtorch's over the package's. The losses of both on the same batches from the same weights are compared.
 
     .venv/bin/python scripts/bench_kb_connectives.py [--model message_passing|evidence] [--boards 128] [--batch 32]
-        [--repeats 5] [--compile]
+        [--repeats 5] [--compile] [--compare connectives|whole_axes]
+
+--compare whole_axes sets the other change to the knowledge base beside its old form the same way: every
+TablePredicate axis gathered (the old code) against the axes that a range_variable covers whole read as they are.
 """
 
 from __future__ import annotations
@@ -33,12 +36,32 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # this tree's ltn_sudoku, whatever is installed
 
 from ltn_sudoku.logic.board.model import LtnSudoku  # noqa: E402
+from ltn_sudoku.logic.groundings import grounding  # noqa: E402
 from ltn_sudoku.logic.groundings.grounding import one_hot_givens  # noqa: E402
 from ltn_sudoku.logic.kb import operators  # noqa: E402
 from scripts._machine import cpu_name, peak_rss_mb  # noqa: E402
 from scripts.bench_train_step import MODELS, Side, side, train_pass  # noqa: E402
 
-CONNECTIVES = {"LTNtorch's": operators._LTN_CONNECTIVE, "broadcasting": operators._broadcast_connective}
+Setting = Callable[[], None]  # puts one side of a comparison in place
+
+
+def _connective(call: Callable[..., object]) -> Setting:
+    return lambda: setattr(ltn.Connective, "__call__", call)
+
+
+def _whole_axes(attribute: str) -> Setting:
+    return lambda: setattr(grounding, "WHOLE_RANGE", attribute)
+
+
+# --compare: the two sides (the old first, the package's as it is second)
+COMPARISONS: dict[str, dict[str, Setting]] = {
+    "connectives": {"LTNtorch's connective": _connective(operators._LTN_CONNECTIVE),
+                    "broadcasting connective": _connective(operators._broadcast_connective)},
+    # a TablePredicate gathers along every axis (no variable carries the attribute it looks for), or reads the axes
+    # that a range_variable covers whole as they are
+    "whole_axes": {"every axis gathered": _whole_axes("_never_set"),
+                   "whole axes read as they are": _whole_axes(grounding.WHOLE_RANGE)},
+}
 Pass = Callable[[], tuple[float, list[float]]]  # (CPU seconds, each batch's loss)
 
 
@@ -76,22 +99,23 @@ def training_pass(s: Side, weights: dict[str, torch.Tensor]) -> Pass:
     return run
 
 
-def alternate(run: Pass, repeats: int) -> tuple[dict[str, list[float]], float]:
-    """CPU seconds of each connective's passes (one warm-up each first) and the largest loss difference."""
-    seconds: dict[str, list[float]] = {name: [] for name in CONNECTIVES}
+def alternate(run: Pass, repeats: int, sides: dict[str, Setting]) -> tuple[dict[str, list[float]], float]:
+    """CPU seconds of each side's passes (one warm-up each first) and the largest loss difference; the package's
+    own side (the last) is left in place."""
+    seconds: dict[str, list[float]] = {name: [] for name in sides}
     losses: dict[str, list[float]] = {}
-    names = list(CONNECTIVES)
+    names = list(sides)
     try:
         for name in names:  # warm-up: first-call allocations, compiling
-            ltn.Connective.__call__ = CONNECTIVES[name]
+            sides[name]()
             run()
         for repeat in range(repeats):
             for name in names[repeat % 2:] + names[:repeat % 2]:
-                ltn.Connective.__call__ = CONNECTIVES[name]
+                sides[name]()
                 spent, losses[name] = run()
                 seconds[name].append(spent)
     finally:
-        ltn.Connective.__call__ = operators._broadcast_connective
+        sides[names[-1]]()
     first, second = losses.values()
     return seconds, max(abs(a - b) for a, b in zip(first, second))
 
@@ -104,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--repeats", type=int, default=5, help="passes per connective (default 5)")
     parser.add_argument("--compile", action="store_true", help="also the training step with train.compile")
+    parser.add_argument("--compare", choices=list(COMPARISONS), default="connectives",
+                        help="connectives: LTNtorch's call against the broadcasting one (default); whole_axes: every "
+                        "table axis gathered against whole axes read as they are")
     args = parser.parse_args(argv)
     if min(args.boards, args.batch, args.repeats) < 1:
         parser.error("--boards, --batch and --repeats must be at least 1")
@@ -119,13 +146,14 @@ def main(argv: list[str] | None = None) -> int:
         compiled.model.get_submodule("has_value").compile()
         rows.append(("whole training step, train.compile", training_pass(compiled, weights)))
     print(f"CPU: {cpu_name()}; torch {torch.__version__}, 1 thread; 9x9 {args.model} ({' '.join(MODELS[args.model])}),"
-          f" batch {args.batch}, {args.boards} boards a pass, {args.repeats} passes a connective, alternating")
-    print("| part | LTNtorch's connective, CPU s a pass | broadcasting connective | **ratio** (min-max) "
-          "| largest loss difference |")
+          f" batch {args.batch}, {args.boards} boards a pass, {args.repeats} passes a side, alternating")
+    sides = COMPARISONS[args.compare]
+    old_side, new_side = sides
+    print(f"| part | {old_side}, CPU s a pass | {new_side} | **ratio** (min-max) | largest loss difference |")
     print("|---|---:|---:|---:|---:|")
     for label, run in rows:
-        seconds, difference = alternate(run, args.repeats)
-        theirs, ours = (statistics.median(seconds[name]) for name in CONNECTIVES)
+        seconds, difference = alternate(run, args.repeats, sides)
+        theirs, ours = (statistics.median(seconds[name]) for name in sides)
         ratios = [a / b for a, b in zip(*seconds.values())]
         print(f"| {label} | {theirs:.3f} | {ours:.3f} | **{theirs / ours:.2f}x** ({min(ratios):.2f}-"
               f"{max(ratios):.2f}) | {difference:.1e} |")

@@ -29,6 +29,23 @@ def test_a_tiny_run_times_both_connectives_on_the_same_losses(capsys: pytest.Cap
     assert ltn.Connective.__call__ is operators._broadcast_connective
 
 
+def test_a_tiny_run_sets_whole_axes_beside_gathered_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    """--compare whole_axes: both rows with the same losses to the bit, the sides named, and the package's reading of
+    whole axes left in place."""
+    from ltn_sudoku.logic.groundings import grounding
+
+    threads = torch.get_num_threads()
+    try:
+        assert bench.main(["--boards", "4", "--batch", "2", "--repeats", "2", "--compare", "whole_axes"]) == 0
+    finally:
+        torch.set_num_threads(threads)
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith(("| knowledge base", "| whole training step"))]
+    assert len(rows) == 2 and "| every axis gathered, CPU s a pass | whole axes read as they are |" in out
+    assert all(float(row.split("|")[-2]) == 0.0 for row in rows)
+    assert grounding.WHOLE_RANGE == "whole_range"
+
+
 def test_bad_sizes_are_a_usage_error() -> None:
     done = subprocess.run([sys.executable, str(bench.__file__), "--repeats", "0"], capture_output=True, text=True)
     assert done.returncode == 2 and "--repeats" in done.stderr
