@@ -93,8 +93,8 @@ class EvidenceHasValue(RecurrentHasValue):
         floats, 256 kB) stay in the CPU's cache from one layer to the next, where a batch's (64 boards: about 3.7 MB
         a layer) go out to memory and back between the products, bias adds and ReLUs. Every node is computed
         alone, so the values are `_mlp`'s (to float rounding where the product's kernel differs by width; the same
-        bits on the machine measured). On one thread only: on two, the whole batch's products split better
-        (0.82-0.88x for the blocks). scripts/bench_classify_ltn.py --blocks-only has the figures."""
+        bits on the machine measured). On one thread only: on two, the whole batch's products split better and
+        the blocks were slower. scripts/bench_classify_ltn.py --blocks-only has the figures."""
         out = x.new_empty(1, x.shape[1])
         for start in range(0, x.shape[1], MLP_BLOCK_NODES):
             out[:, start:start + MLP_BLOCK_NODES] = self._mlp(x[:, start:start + MLP_BLOCK_NODES])
