@@ -38,7 +38,6 @@ def prepare_answering_process() -> None:
     """Both settings for a process about to answer boards: the malloc thresholds above, then `gc.freeze()`. The
     imported modules leave about 300,000 objects that live as long as the process; answering makes many short-lived
     ones (steps, moves, answers), whose count triggers the collector's full collections, each of which walks every
-    object not frozen. Frozen, they are never walked again: 4-8 % of classify-board's CPU on Kaggle 1M rows in one
-    process (docs/cli.md). Call it after the imports and before the first board."""
+    object not frozen. Frozen, they are never walked again. Call it after the imports and before the first board."""
     keep_large_arrays_in_heap()
     gc.freeze()
