@@ -8,15 +8,18 @@ import resource
 from pathlib import Path
 
 
+def _cpuinfo(field: str) -> str | None:
+    """The first value of a /proc/cpuinfo field (Linux), or None where there is none."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return None
+    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith(field)), None)
+
+
 def cpu_name() -> str:
     """The CPU's model name (Linux /proc/cpuinfo), else what platform says."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+    return _cpuinfo("model name") or platform.processor() or platform.machine()
 
 
 def machine_line() -> str:
@@ -28,11 +31,7 @@ def machine_line() -> str:
 def bf16_units() -> str:
     """The CPU's bfloat16 instructions (AMX tiles, AVX-512 BF16): whether bf16 matrix products can run faster than
     float32 ones here (train.amp's figures on the CPU hold only where they are present)."""
-    try:
-        flags = next((line.split(":", 1)[1].split() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                      if line.startswith("flags")), [])
-    except OSError:
-        flags = []
+    flags = (_cpuinfo("flags") or "").split()
     found = [f for f in ("amx_bf16", "avx512_bf16") if f in flags]
     return ", ".join(found) if found else "none"
 
